@@ -1,0 +1,43 @@
+/*
+ * codecache.h — code object address -> what the writer needs to name a
+ * frame.  Entries are validated on every hit against the object's current
+ * type, names and line table pointers, so an address reused by another
+ * code object gets a new entry, never the old name.
+ */
+#ifndef PYPROF_CODECACHE_H
+#define PYPROF_CODECACHE_H
+
+#include <stdint.h>
+
+struct code_info {
+    /* Owned by the writer: the CODE record id in the current file, valid
+     * only while file_gen equals the writer's generation (a fork child or
+     * a resumed file starts a new generation). */
+    uint32_t    file_id;
+    uint32_t    file_gen;
+    const char *qualname;     /* UTF-8, NUL-terminated, owned by the cache      */
+    const char *name;         /* bare co_name                                   */
+    const char *filename;
+    int32_t     firstlineno;
+    /* private to codecache.c/linetable.c */
+    uintptr_t   addr;
+    uintptr_t   key[4];
+    const uint8_t *linetable;
+    uint32_t    linetable_len;
+    uint32_t    last_lasti;
+    int32_t     last_line;
+};
+
+struct py_layout;
+
+/* Returns the entry for the code object at addr, reading and caching it
+ * on first sight, or NULL when addr is not a readable code object. */
+const struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr);
+
+/* Line for instruction offset lasti (code units, -1 = not started). */
+int32_t codecache_line(const struct py_layout *l, const struct code_info *c,
+                       int32_t lasti);
+
+void codecache_reset(void);
+
+#endif

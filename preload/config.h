@@ -1,0 +1,35 @@
+/*
+ * config.h — PYPROF_* environment, parsed once in the constructor into
+ * static storage (the exec hooks read it from a vfork child, so nothing
+ * here may be allocated on the heap).  Bad values print one message on
+ * stderr and fall back to the default (SPEC §4).
+ */
+#ifndef PYPROF_CONFIG_H
+#define PYPROF_CONFIG_H
+
+#include <limits.h>
+
+#define PP_DEFAULT_HZ        100
+#define PP_MAX_HZ            200000
+#define PP_DEFAULT_FLUSH_MS  200
+
+struct pp_config {
+    char     out_dir[PATH_MAX];   /* absolute                               */
+    unsigned hz;
+    int      follow;              /* PYPROF_FOLLOW                          */
+    unsigned flush_ms;
+    char     only[1024];          /* PYPROF_ONLY glob, "" = all             */
+    int      log_level;           /* PYPROF_LOG                             */
+    char     log_file[PATH_MAX];  /* PYPROF_LOG_FILE, "" = stderr           */
+};
+
+extern struct pp_config pp_config;
+
+/* Reads the environment into pp_config.  Makes PYPROF_OUT absolute against
+ * the current directory (the first profiled process's cwd). */
+void pp_config_load(void);
+
+/* Parses an unsigned decimal in [lo, hi]; returns 0 on success. */
+int pp_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
+
+#endif

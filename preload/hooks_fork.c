@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int pp_placeholder_preload_hooks_fork_c;

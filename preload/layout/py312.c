@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int pp_placeholder_preload_layout_py312_c;

@@ -1,0 +1,31 @@
+/*
+ * lifecycle.h — the moments where an image's profile must be started,
+ * carried over, or finished: fork, exec, exit, fatal signals.  Implemented
+ * in hooks_fork.c / hooks_exit.c / sampler.c; called by the exec hooks
+ * (hooks_exec.c) and the constructor.
+ */
+#ifndef PYPROF_LIFECYCLE_H
+#define PYPROF_LIFECYCLE_H
+
+/* Starts sampling in this image (opens its file, starts the thread). */
+void pp_start(int started_by);
+
+/* Before an exec from this image: if the calling process is the image
+ * itself (not a vfork child sharing our memory), stops the sampler and
+ * writes the END record (how = exec) so the file is complete.  Returns a
+ * token for pp_exec_failed.  Async-signal-safe in the vfork child case
+ * (it then only compares getpid() with pp_state.pid and returns). */
+int pp_before_exec(void);
+/* The exec returned (failed): sampling resumes in the same file. */
+void pp_exec_failed(int token);
+
+/* Finishes the file: END record with how/value (enum pp_end_how). Safe to
+ * call more than once; the first call wins. */
+void pp_finish(int how, int value);
+
+/* Installs atfork handlers and exit/signal handling (hooks_fork.c,
+ * hooks_exit.c). */
+void pp_fork_init(void);
+void pp_exit_init(void);
+
+#endif

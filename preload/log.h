@@ -1,0 +1,14 @@
+/*
+ * log.h — diagnostics on stderr or PYPROF_LOG_FILE.  Formats into a stack
+ * buffer and issues one write(2), so it is usable from the sampler thread
+ * and from atfork handlers; not from a vfork child (no need there).
+ */
+#ifndef PYPROF_LOG_H
+#define PYPROF_LOG_H
+
+void pp_log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Always printed (errors and the once-per-process warnings of SPEC §2/§4). */
+void pp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

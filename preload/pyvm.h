@@ -1,0 +1,74 @@
+/*
+ * pyvm.h — reading this process's own CPython interpreter(s) from memory,
+ * without the GIL and without calling into Python.  Everything here runs
+ * in the sampler thread (pyvm_detect in the constructor), and every read
+ * of interpreter memory goes through safe_read().
+ *
+ * Layers, outermost first:
+ *   pyvm.c            finds _PyRuntime and the version, picks the layout
+ *                     once, walks interpreters -> thread states -> frames
+ *   layout/*.c        one struct py_layout per layout family: static
+ *                     tables for 3.10/3.11/3.12, _Py_DebugOffsets for 3.13+
+ *   codecache.c       code object -> names, first line, line table
+ *                     (cached, validated against address reuse)
+ *   linetable.c       instruction offset -> line, per table format
+ *   pystr.c           str objects -> UTF-8, straight from memory
+ */
+#ifndef PYPROF_PYVM_H
+#define PYPROF_PYVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct code_info;   /* codecache.h */
+
+/* Finds the interpreter in this process and chooses its layout.  Cheap
+ * (a few dlsym calls); called from the constructor of every process.
+ * Returns 1 for a supported CPython, 0 when this is not a CPython process
+ * (stay dormant, say nothing), -1 for a CPython we cannot read (unknown
+ * version or a failed sanity check: reported once on stderr, stay dormant).
+ * Must not start threads or write files. */
+int pyvm_detect(void);
+
+/* "3.11.7" or similar; valid after pyvm_detect() returned 1. */
+const char *pyvm_version(void);
+int pyvm_free_threaded(void);
+
+/* Nonzero once the interpreter is initialized enough to sample and not
+ * finalizing.  Cheap: one or two guarded loads. */
+int pyvm_ready(void);
+
+/* One frame of a sampled stack. */
+struct pyvm_frame {
+    struct code_info *code;         /* never NULL; file_id/file_gen are the
+                                       writer's to set                    */
+    int32_t line;                   /* -1 when unknown                    */
+};
+
+/* One sampled thread.  frames[0] is the innermost frame. */
+struct pyvm_thread {
+    uintptr_t tstate;         /* PyThreadState address (identity only)     */
+    uint32_t  native_tid;     /* gettid() value of the thread; 0 = unknown */
+    unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
+    unsigned  depth;          /* number of frames                          */
+    /* The outermost same_outer frames are the same frames (address, code,
+     * instruction) as in this tstate's previous sample, so a consumer may
+     * reuse what it derived from them last time.  0 = nothing known.     */
+    unsigned  same_outer;
+    const struct pyvm_frame *frames;
+};
+
+typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);
+
+/* Samples every thread of every interpreter once and calls fn for each
+ * thread whose stack was read consistently.  A stack that changed while it
+ * was being read is re-read (bounded) and otherwise dropped and counted in
+ * *rejected; a stack the thread could not have had is never passed on.
+ * Returns the number of threads passed to fn, or -1 when the runtime
+ * could not be read at all this time (counted by the caller). */
+int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
+
+/* Forget per-thread caches (after fork in the child). */
+void pyvm_after_fork(void);
+
+#endif

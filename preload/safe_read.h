@@ -1,0 +1,47 @@
+/*
+ * safe_read.h — the one fault-tolerant primitive through which every read
+ * of interpreter memory goes.  A read of an unmapped or freed address
+ * returns -1; it never crashes the host.
+ *
+ * Fast path: memcpy guarded by a SIGSEGV/SIGBUS handler (sigsetjmp in the
+ * sampler thread).  sigchain.c interposes sigaction()/signal() so that the
+ * application's and libraries' handlers (faulthandler, their own) are kept
+ * and called exactly as the kernel would call them, while ours stays in
+ * front.  If someone bypasses the interposition (raw rt_sigaction) the
+ * periodic ownership check switches to the slow path, process_vm_readv on
+ * ourselves, which the kernel bounds-checks.
+ */
+#ifndef PYPROF_SAFE_READ_H
+#define PYPROF_SAFE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Installs the guard.  Called once in a Python process, from the
+ * constructor, before the sampler starts.  Returns 0 on success. */
+int safe_read_init(void);
+
+/* Called by the sampler thread once per tick: if another component took
+ * SIGSEGV/SIGBUS behind our back, fall back to the syscall path for good. */
+void safe_read_check_owner(void);
+
+/* Copies n bytes from address src into dst.  0 on success, -1 on fault. */
+int safe_read(void *dst, uintptr_t src, size_t n);
+
+static inline int safe_read_ptr(uintptr_t src, uintptr_t *out)
+{
+    return safe_read(out, src, sizeof *out);
+}
+
+/* Faults taken (reads refused) since start, and whether the fast path is
+ * in use; for the log and the counters. */
+uint64_t safe_read_faults(void);
+int safe_read_fast(void);
+
+/* sigchain.c: set up the interposition state from the current kernel
+ * dispositions; called by safe_read_init. */
+int sigchain_init(void (*guard)(int, void *, void *));
+/* Calls the application's disposition for sig as the kernel would have. */
+void sigchain_forward(int sig, void *info, void *uctx);
+
+#endif
