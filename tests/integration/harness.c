@@ -1,0 +1,1 @@
+typedef int pp_placeholder_harness;

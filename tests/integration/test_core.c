@@ -1,0 +1,2 @@
+#include <criterion/criterion.h>
+Test(placeholder, test_core) { cr_assert(1); }
