@@ -23,7 +23,26 @@ struct pp_state {
     int      is_python;    /* a supported CPython lives in this process    */
     int      active;       /* sampler running and a file is open           */
     char     preload_path[4096]; /* absolute path of libpyprof.so          */
+    /* PYPROF_PARENT as this process received it ("" if absent).  Passed on
+     * unchanged by processes that are not profiled images themselves
+     * (sh, env, make), so a Python grandchild names the nearest profiled
+     * ancestor as its parent. */
+    char     inherited_parent[40];
 };
+
+/* PYPROF_PARENT=<uid as 16 lowercase hex digits>:<enum pp_started_by digit>
+ * is what an exec/spawn hook puts into the environment it passes on:
+ *   - the caller is this profiled image itself (getpid() == pp_state.pid,
+ *     pp_state.active): execve -> "<uid>:2" (exec), posix_spawn/system/
+ *     popen -> "<uid>:3" (spawn);
+ *   - a vfork/clone child of a profiled image (getpid() != pp_state.pid,
+ *     pp_state.active): "<uid>:3" (spawn);
+ *   - a process that is not a profiled image: inherited_parent unchanged.
+ * The constructor reads it back: absent -> started_by root. */
+#define PP_ENV_PARENT "PYPROF_PARENT"
+
+/* Formats "<uid>:<how>" into buf (at least 20 bytes); async-signal-safe. */
+void pp_format_parent(char *buf, uint64_t uid, int how);
 
 extern struct pp_state pp_state;
 
