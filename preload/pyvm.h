@@ -7,7 +7,7 @@
  * Layers, outermost first:
  *   pyvm.c            finds _PyRuntime and the version, picks the layout
  *                     once, walks interpreters -> thread states -> frames
- *   layout/*.c        one struct py_layout per layout family: static
+ *   layout/...         one struct py_layout per layout family: static
  *                     tables for 3.10/3.11/3.12, _Py_DebugOffsets for 3.13+
  *   codecache.c       code object -> names, first line, line table
  *                     (cached, validated against address reuse)

@@ -1,2 +1,145 @@
-/* placeholder: being written */
-typedef int pp_placeholder_preload_safe_read_c;
+/*
+ * safe_read.c — the one fault-tolerant read of interpreter memory.
+ *
+ * Measured here (REFERENCE §2): a guarded memcpy costs ~13 ns per read,
+ * process_vm_readv on ourselves ~800 ns.  A sample reads tens of objects,
+ * so the guarded copy is the default.  The guard is a sigsetjmp in the
+ * reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c keeps in
+ * front of everyone else's.  If the handler is ever replaced behind the
+ * interposition (a raw rt_sigaction), the owner check moves us to
+ * process_vm_readv for good, and if that is forbidden too (seccomp), to
+ * pread() on /proc/self/mem.  The kernel bounds-checks both.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "safe_read.h"
+#include "state.h"
+
+enum read_path { PATH_GUARD, PATH_VM_READV, PATH_PROC_MEM, PATH_NONE };
+
+static enum read_path path = PATH_NONE;
+static uint64_t faults;
+static int proc_mem_fd = -1;
+static pid_t proc_mem_pid;
+
+static __thread sigjmp_buf *guard_env __attribute__((tls_model("initial-exec")));
+
+static void guard(int sig, void *info, void *uctx)
+{
+    sigjmp_buf *env = guard_env;
+    (void)sig; (void)info; (void)uctx;
+    if (env) {
+        guard_env = NULL;
+        siglongjmp(*env, 1);
+    }
+}
+
+/* x86_64 user space ends below 2^47; anything else faults with a general
+ * protection error, which is cheaper to refuse here. */
+static int plausible(uintptr_t src, size_t n)
+{
+    return src >= 4096 && src + n >= src && src + n <= (1ULL << 47);
+}
+
+static int read_guarded(void *dst, uintptr_t src, size_t n)
+{
+    sigjmp_buf env;
+    if (sigsetjmp(env, 0)) {
+        faults++;
+        return -1;
+    }
+    guard_env = &env;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    memcpy(dst, (const void *)src, n);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    guard_env = NULL;
+    return 0;
+}
+
+static int read_vm(void *dst, uintptr_t src, size_t n)
+{
+    struct iovec l = { dst, n }, r = { (void *)src, n };
+    ssize_t got = process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0);
+    if (got == (ssize_t)n)
+        return 0;
+    faults++;
+    return -1;
+}
+
+static int read_proc_mem(void *dst, uintptr_t src, size_t n)
+{
+    /* An fd opened before fork reads the parent: reopen per pid. */
+    if (proc_mem_fd < 0 || proc_mem_pid != pp_state.pid) {
+        if (proc_mem_fd >= 0)
+            close(proc_mem_fd);
+        proc_mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+        proc_mem_pid = pp_state.pid;
+        if (proc_mem_fd < 0)
+            return -1;
+    }
+    if (pread(proc_mem_fd, dst, n, (off_t)src) == (ssize_t)n)
+        return 0;
+    faults++;
+    return -1;
+}
+
+int safe_read(void *dst, uintptr_t src, size_t n)
+{
+    if (!plausible(src, n))
+        return -1;
+    switch (path) {
+    case PATH_GUARD:    return read_guarded(dst, src, n);
+    case PATH_VM_READV: return read_vm(dst, src, n);
+    case PATH_PROC_MEM: return read_proc_mem(dst, src, n);
+    default:            return -1;
+    }
+}
+
+/* Picks the syscall path that works here, for when the guard cannot be
+ * trusted. */
+static enum read_path syscall_path(void)
+{
+    uint64_t probe = 0x5059505246ULL, got = 0;
+    struct iovec l = { &got, sizeof got }, r = { &probe, sizeof probe };
+    if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) == sizeof got && got == probe)
+        return PATH_VM_READV;
+    path = PATH_PROC_MEM;
+    if (read_proc_mem(&got, (uintptr_t)&probe, sizeof got) == 0 && got == probe)
+        return PATH_PROC_MEM;
+    return PATH_NONE;
+}
+
+int safe_read_init(void)
+{
+    if (sigchain_init(guard) == 0) {
+        path = PATH_GUARD;
+        return 0;
+    }
+    path = syscall_path();
+    pp_log(1, "SIGSEGV guard unavailable; reading memory via %s",
+           path == PATH_VM_READV ? "process_vm_readv" : "/proc/self/mem");
+    return path == PATH_NONE ? -1 : 0;
+}
+
+void safe_read_check_owner(void)
+{
+    if (path != PATH_GUARD)
+        return;
+    if (sigchain_owns(SIGSEGV) && sigchain_owns(SIGBUS))
+        return;
+    path = syscall_path();
+    pp_log(1, "another component replaced the SIGSEGV/SIGBUS handler without "
+              "sigaction(); reading memory via %s from now on",
+           path == PATH_VM_READV ? "process_vm_readv" :
+           path == PATH_PROC_MEM ? "/proc/self/mem" : "nothing (sampling stops)");
+}
+
+uint64_t safe_read_faults(void) { return faults; }
+int safe_read_fast(void) { return path == PATH_GUARD; }

@@ -1,2 +1,373 @@
-/* placeholder: being written */
-typedef int pp_placeholder_preload_sampler_c;
+/*
+ * sampler.c — the thread, its timer, one tick, and the requests that end
+ * or suspend an image's file (lifecycle.h).
+ *
+ * Only this thread touches the writer once it runs; other threads (exit
+ * paths, signal handlers, exec hooks) post a request, kick the thread with
+ * tgkill and wait for the acknowledgement, bounded, using only
+ * async-signal-safe calls.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "pyprof/format.h"
+#include "pyvm.h"
+#include "safe_read.h"
+#include "sampler.h"
+#include "state.h"
+#include "writer.h"
+
+#define TIMER_COOKIE 0x50797066
+#define WAIT_LIMIT_MS 2000
+
+enum request { REQ_NONE, REQ_FINISH };
+
+struct thread_slot {
+    uint32_t tid;
+    uint32_t idx;           /* writer's thread index; 0 = free slot        */
+    uintptr_t tstate;
+    uint64_t cpu_ns;
+};
+
+static pthread_t thread;
+static _Atomic pid_t sampler_tid;
+static _Atomic int running;
+static _Atomic int request;
+static _Atomic int acked;
+static _Atomic int finishing;
+static int req_how, req_value;
+static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct pp_counters counters;
+static struct thread_slot *threads;
+static size_t threads_cap, threads_used;
+static uint32_t next_thread_idx;
+static uint64_t last_flush_ns;
+
+extern char **pp_argv;      /* preload.c */
+
+static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of any thread of this process from its tid alone, without
+ * touching glibc's struct pthread (which may be freed): the kernel's
+ * per-thread CPU clock id encoding.  Fails once the thread is gone. */
+static int thread_cpu_ns(uint32_t tid, uint64_t *out)
+{
+    struct timespec ts;
+    clockid_t clk = (clockid_t)((~(unsigned)tid) << 3) | 6;
+    if (clock_gettime(clk, &ts) != 0)
+        return -1;
+    *out = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    return 0;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static int grow_threads(void)
+{
+    size_t cap = threads_cap ? threads_cap * 2 : 256;
+    struct thread_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < threads_cap; i++) {
+        if (!threads[i].idx)
+            continue;
+        size_t j = (threads[i].tid * 2654435761u) & (cap - 1);
+        while (t[j].idx)
+            j = (j + 1) & (cap - 1);
+        t[j] = threads[i];
+    }
+    free(threads);
+    threads = t;
+    threads_cap = cap;
+    return 0;
+}
+
+static void thread_name(uint32_t tid, char *name, size_t cap)
+{
+    if ((pid_t)tid == pp_state.pid) {
+        snprintf(name, cap, "MainThread");
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+    FILE *f = fopen(path, "re");
+    name[0] = 0;
+    if (f) {
+        if (fgets(name, (int)cap, f))
+            name[strcspn(name, "\n")] = 0;
+        fclose(f);
+    }
+}
+
+/* The slot for (tid, tstate): a tid reused by a new thread, or a thread
+ * state reused by a new thread, gets a new index and name. */
+static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
+{
+    if ((threads_used + 1) * 2 > threads_cap && grow_threads() != 0)
+        return NULL;
+    size_t j = (tid * 2654435761u) & (threads_cap - 1);
+    for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+        if (threads[j].tid == tid)
+            break;
+    struct thread_slot *s = &threads[j];
+    if (s->idx && s->tstate == tstate)
+        return s;
+    if (!s->idx)
+        threads_used++;
+    s->tid = tid;
+    s->tstate = tstate;
+    s->idx = ++next_thread_idx;
+    s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
+    char name[64];
+    thread_name(tid, name, sizeof name);
+    writer_thread(s->idx, tid, name);
+    return s;
+}
+
+/* ------------------------------------------------------------ tick */
+
+static void on_thread(void *ctx, const struct pyvm_thread *t)
+{
+    (void)ctx;
+    uint64_t cpu = 0;
+    /* A thread state whose OS thread is gone (the parent's threads in a
+     * fork child, before CPython prunes them) is not sampled. */
+    if (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0)
+        return;
+    struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
+    if (!s)
+        return;
+    unsigned flags = t->flags;
+    if (s->cpu_ns != UINT64_MAX && cpu > s->cpu_ns)
+        flags |= PP_SAMPLE_ON_CPU;
+    s->cpu_ns = cpu;
+    writer_sample(s->idx, t, flags);
+    counters.samples++;
+}
+
+static void flush(uint64_t now)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    counters.sampler_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+                              (uint64_t)ts.tv_nsec;
+    writer_flush(&counters);
+    last_flush_ns = now;
+}
+
+static void tick(void)
+{
+    uint64_t now = mono_ns();
+    pthread_mutex_lock(&tick_lock);
+    if (pyvm_ready()) {
+        unsigned rejected = 0;
+        writer_tick_begin(now);
+        if (pyvm_sample(on_thread, NULL, &rejected) < 0)
+            rejected++;
+        writer_tick_end();
+        counters.rejected += rejected;
+        counters.ticks++;
+    }
+    if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
+        flush(now);
+        safe_read_check_owner();
+    }
+    pthread_mutex_unlock(&tick_lock);
+}
+
+/* ------------------------------------------------------------ thread */
+
+static int make_timer(timer_t *timer)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = PP_TIMER_SIG;
+    sev.sigev_value.sival_int = TIMER_COOKIE;
+    sev._sigev_un._tid = gettid_raw();
+    if (timer_create(CLOCK_MONOTONIC, &sev, timer) != 0)
+        return -1;
+    uint64_t ns = 1000000000ULL / pp_config.hz;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(ns / 1000000000ULL);
+    its.it_interval.tv_nsec = (long)(ns % 1000000000ULL);
+    its.it_value = its.it_interval;
+    return timer_settime(*timer, 0, &its, NULL);
+}
+
+static void serve_request(void)
+{
+    pthread_mutex_lock(&tick_lock);
+    flush(mono_ns());
+    writer_end(req_how, req_value, &counters);
+    pthread_mutex_unlock(&tick_lock);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    sampler_tid = gettid_raw();
+    timer_t timer;
+    if (make_timer(&timer) != 0) {
+        pp_warn("timer_create: %s; this process is not profiled",
+                strerror(errno));
+        running = 0;
+        return NULL;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, PP_TIMER_SIG);
+    last_flush_ns = mono_ns();
+
+    for (;;) {
+        siginfo_t si;
+        if (sigwaitinfo(&set, &si) < 0)
+            continue;
+        if (atomic_load(&request) == REQ_FINISH) {
+            serve_request();
+            break;
+        }
+        if (si.si_code == SI_TIMER && si.si_value.sival_int == TIMER_COOKIE) {
+            counters.missed += (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
+            tick();
+        } else if (!(si.si_code == SI_TKILL && si.si_pid == pp_state.pid)) {
+            /* The application's own use of this signal number reached us
+             * through sigwaitinfo: hand it to the main thread. */
+            syscall(SYS_tgkill, pp_state.pid, pp_state.pid, si.si_signo);
+        }
+    }
+    timer_delete(timer);
+    running = 0;
+    atomic_store(&acked, 1);
+    return NULL;
+}
+
+int sampler_start(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    /* Synchronous faults must stay deliverable: a blocked SIGSEGV on a
+     * fault kills the process instead of reaching the guard. */
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGTRAP);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    atomic_store(&request, REQ_NONE);
+    atomic_store(&acked, 0);
+    running = 1;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 << 10);
+    int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        running = 0;
+        pp_warn("cannot start the sampler thread: %s", strerror(r));
+        return -1;
+    }
+    return 0;
+}
+
+void sampler_pause(void) { pthread_mutex_lock(&tick_lock); }
+void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
+
+void sampler_reset_child(void)
+{
+    pthread_mutex_init(&tick_lock, NULL);
+    running = 0;
+    sampler_tid = 0;
+    atomic_store(&finishing, 0);
+    memset(&counters, 0, sizeof counters);
+    if (threads)
+        memset(threads, 0, threads_cap * sizeof *threads);
+    threads_used = 0;
+    next_thread_idx = 0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+void pp_start(int started_by)
+{
+    pp_state.started_by = started_by;
+    uint64_t interval = 1000000000ULL / pp_config.hz;
+    if (writer_open(pp_argv, interval) != 0)
+        return;
+    if (sampler_start() != 0)
+        return;
+    pp_state.active = 1;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { 0, ms * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void pp_finish(int how, int value)
+{
+    /* A vfork/posix_spawn child shares our memory but is not this image. */
+    if (!pp_state.active || getpid() != pp_state.pid)
+        return;
+    if (gettid_raw() == atomic_load(&sampler_tid))
+        return;
+    if (atomic_exchange(&finishing, 1)) {
+        for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked); i++)
+            sleep_ms(1);
+        return;
+    }
+    req_how = how;
+    req_value = value;
+    atomic_store(&request, REQ_FINISH);
+    pid_t tid = atomic_load(&sampler_tid);
+    for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked) && running; i++) {
+        if (tid == 0)
+            tid = atomic_load(&sampler_tid);
+        if (tid && i % 50 == 0)
+            syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
+        sleep_ms(1);
+    }
+    pp_state.active = 0;
+}
+
+int pp_before_exec(void)
+{
+    if (!pp_state.active || getpid() != pp_state.pid)
+        return 0;
+    pp_finish(PP_END_EXEC, 0);
+    return 1;
+}
+
+void pp_exec_failed(int token)
+{
+    if (!token)
+        return;
+    /* The END(exec) record stays; records after it tell the reader that
+     * the image went on (format.h).  Same file, new zstd frame. */
+    atomic_store(&finishing, 0);
+    if (sampler_start() == 0)
+        pp_state.active = 1;
+}

@@ -1,1 +1,27 @@
-/* placeholder */
+/*
+ * sampler.h — the sampler thread.  A POSIX timer (timer_create with
+ * SIGEV_THREAD_ID) sends PP_TIMER_SIG to this thread alone; the thread
+ * blocks it and takes it with sigwaitinfo, so no application thread ever
+ * sees a profiler signal and no application syscall is interrupted.
+ * Finish/stop requests from other threads arrive the same way (tgkill).
+ */
+#ifndef PYPROF_SAMPLER_H
+#define PYPROF_SAMPLER_H
+
+#include <signal.h>
+
+/* A real-time signal that glibc does not reserve; only ever delivered to
+ * the sampler thread, which keeps it blocked. */
+#define PP_TIMER_SIG (SIGRTMAX - 7)
+
+/* Starts the thread (the file must be open). 0 or -1. */
+int sampler_start(void);
+
+/* Fork support: sampler_pause() waits until no tick is in progress and
+ * keeps the next one from starting; sampler_resume() undoes it in the
+ * parent; sampler_reset_child() drops the (absent) thread in the child. */
+void sampler_pause(void);
+void sampler_resume(void);
+void sampler_reset_child(void);
+
+#endif

@@ -1,2 +1,638 @@
-/* placeholder: being written */
-typedef int pp_placeholder_preload_writer_c;
+/*
+ * writer.c — records into a raw buffer, the raw buffer through zstd into
+ * the file.  Stacks are written as a trie (PP_REC_NODE): a sample costs a
+ * thread index, a leaf id and a flags byte, and a new stack costs only the
+ * frames no earlier stack had.  Each thread's previous root-to-leaf path is
+ * kept so that frames the reader reports as unchanged (same_outer) are not
+ * looked up again: deep, mostly static stacks cost what their changed top
+ * costs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "codecache.h"
+#include "config.h"
+#include "log.h"
+#include "pyprof/format.h"
+#include "pyvm.h"
+#include "state.h"
+#include "writer.h"
+
+#define RAW_CAP    (256u << 10)
+#define RAW_SPILL  (192u << 10)   /* compress once this much is pending   */
+#define TICK_CAP   (PP_MAX_RECORD)
+#define ZSTD_LEVEL 3
+#define ZSTD_WLOG  18             /* ~1 MiB of context per process        */
+
+/* Open-addressing hash of (parent, code, line) -> node id. */
+struct node_slot { uint32_t parent, code; int32_t line; uint32_t id; };
+/* Content hash of strings -> string id; keys live in an arena. */
+struct str_slot { uint64_t hash; const char *s; uint32_t len, id; };
+/* Per-thread previous path, outermost first. */
+struct path { uint32_t *node; unsigned len, cap; };
+
+static struct {
+    int fd;
+    dev_t dev; ino_t ino;           /* to notice an fd taken over by the app */
+    char path[PATH_MAX];
+    ZSTD_CCtx *cctx;
+    uint8_t *raw; size_t raw_len;
+    uint8_t *out; size_t out_cap;
+    uint8_t *tick; size_t tick_len;
+    uint64_t last_tick_ns;
+    uint64_t bytes;
+    uint32_t gen;                   /* bumps per file: code_info.file_gen */
+    uint32_t next_string, next_code, next_node;
+    struct node_slot *nodes; size_t nodes_cap, nodes_used;
+    struct str_slot *strs; size_t strs_cap, strs_used;
+    char *arena; size_t arena_left;
+    struct path *paths; size_t npaths;
+    int broken;                     /* stop writing after an I/O failure   */
+} w = { .fd = -1 };
+
+/* ------------------------------------------------------------ output */
+
+static int fd_is_ours(void)
+{
+    struct stat st;
+    return w.fd >= 0 && fstat(w.fd, &st) == 0 && st.st_dev == w.dev &&
+           st.st_ino == w.ino;
+}
+
+/* Programs that close every fd or daemonize may have closed ours, and may
+ * own its number now: check before every write, reopen by path if so. */
+static int ensure_fd(void)
+{
+    if (fd_is_ours())
+        return 0;
+    int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
+    if (hi >= 0) {
+        close(fd);
+        fd = hi;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_dev != w.dev || st.st_ino != w.ino) {
+        close(fd);
+        return -1;
+    }
+    w.fd = fd;
+    return 0;
+}
+
+static void write_all(const uint8_t *p, size_t n)
+{
+    if (w.broken || !n)
+        return;
+    if (ensure_fd() != 0) {
+        w.broken = 1;
+        pp_warn("profile file %s is gone; sampling goes on unrecorded", w.path);
+        return;
+    }
+    while (n) {
+        ssize_t k = write(w.fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            w.broken = 1;
+            pp_warn("cannot write %s: %s", w.path, strerror(errno));
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+        w.bytes += (uint64_t)k;
+    }
+}
+
+static void compress(ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = { w.raw, w.raw_len, 0 };
+    size_t left;
+    do {
+        ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+        left = ZSTD_compressStream2(w.cctx, &out, &in, mode);
+        if (ZSTD_isError(left)) {
+            pp_warn("zstd: %s", ZSTD_getErrorName(left));
+            w.broken = 1;
+            break;
+        }
+        write_all(w.out, out.pos);
+    } while (mode == ZSTD_e_continue ? in.pos < in.size : left != 0);
+    w.raw_len = 0;
+}
+
+/* ------------------------------------------------------------ records */
+
+/* Appends one record; payload at most PP_MAX_RECORD bytes. */
+static void record(int kind, const uint8_t *payload, size_t len)
+{
+    if (len > PP_MAX_RECORD)
+        return;
+    if (len + 11 > RAW_CAP - w.raw_len)
+        compress(ZSTD_e_continue);
+    uint8_t *p = w.raw + w.raw_len;
+    size_t n = 0;
+    p[n++] = (uint8_t)kind;
+    n += pp_put_varint(p + n, len);
+    w.raw_len += n;
+    if (len > RAW_CAP - w.raw_len) {        /* huge record: stream it */
+        compress(ZSTD_e_continue);
+        ZSTD_inBuffer in = { payload, len, 0 };
+        while (in.pos < in.size && !w.broken) {
+            ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+            size_t r = ZSTD_compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
+            if (ZSTD_isError(r)) { w.broken = 1; break; }
+            write_all(w.out, out.pos);
+        }
+        return;
+    }
+    memcpy(w.raw + w.raw_len, payload, len);
+    w.raw_len += len;
+    if (w.raw_len > RAW_SPILL)
+        compress(ZSTD_e_continue);
+}
+
+/* A small payload builder on the stack. */
+struct buf { uint8_t *p; size_t len, cap; };
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+    if (b->len + 10 <= b->cap)
+        b->len += pp_put_varint(b->p + b->len, v);
+    else
+        b->len = b->cap + 1;          /* overflow marker: record dropped */
+}
+
+static void put_bytes(struct buf *b, const void *s, size_t n)
+{
+    put_varint(b, n);
+    if (b->len + n <= b->cap) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    } else {
+        b->len = b->cap + 1;
+    }
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > PP_MAX_STRING)
+        n = PP_MAX_STRING;
+    put_bytes(b, s ? s : "", n);
+}
+
+static void put_u64le(struct buf *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        if (b->len < b->cap)
+            b->p[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+static void emit(int kind, struct buf *b)
+{
+    if (b->len <= b->cap)
+        record(kind, b->p, b->len);
+}
+
+/* ------------------------------------------------------------ tables */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+    return h | 1;
+}
+
+static const char *arena_copy(const char *s, size_t n)
+{
+    if (n + 1 > w.arena_left) {
+        size_t sz = n + 1 > 65536 ? n + 1 : 65536;
+        w.arena = malloc(sz);        /* chunks live as long as the file */
+        if (!w.arena) { w.arena_left = 0; return NULL; }
+        w.arena_left = sz;
+    }
+    char *d = w.arena;
+    memcpy(d, s, n);
+    d[n] = 0;
+    w.arena += n + 1;
+    w.arena_left -= n + 1;
+    return d;
+}
+
+static int grow_strs(void)
+{
+    size_t cap = w.strs_cap ? w.strs_cap * 2 : 1024;
+    struct str_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < w.strs_cap; i++) {
+        struct str_slot *o = &w.strs[i];
+        if (!o->hash)
+            continue;
+        size_t j = o->hash & (cap - 1);
+        while (t[j].hash)
+            j = (j + 1) & (cap - 1);
+        t[j] = *o;
+    }
+    free(w.strs);
+    w.strs = t;
+    w.strs_cap = cap;
+    return 0;
+}
+
+static uint32_t string_id(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    if (n > PP_MAX_STRING)
+        n = PP_MAX_STRING;
+    if ((w.strs_used + 1) * 2 > w.strs_cap && grow_strs() != 0)
+        return 0;
+    uint64_t h = hash_bytes(s, n);
+    size_t j = h & (w.strs_cap - 1);
+    for (; w.strs[j].hash; j = (j + 1) & (w.strs_cap - 1))
+        if (w.strs[j].hash == h && w.strs[j].len == n &&
+            memcmp(w.strs[j].s, s, n) == 0)
+            return w.strs[j].id;
+    const char *copy = arena_copy(s, n);
+    if (!copy)
+        return 0;
+    uint32_t id = ++w.next_string;
+    w.strs[j] = (struct str_slot){ h, copy, (uint32_t)n, id };
+    w.strs_used++;
+
+    uint8_t tmp[PP_MAX_STRING + 32];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_bytes(&b, s, n);
+    emit(PP_REC_STRING, &b);
+    return id;
+}
+
+static uint32_t code_id(struct code_info *c)
+{
+    if (c->file_gen == w.gen && c->file_id)
+        return c->file_id;
+    uint32_t q = string_id(c->qualname), f = string_id(c->filename),
+             n = string_id(c->name);
+    uint32_t id = ++w.next_code;
+    uint8_t tmp[64];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_varint(&b, q);
+    put_varint(&b, f);
+    put_varint(&b, (uint64_t)(c->firstlineno > 0 ? c->firstlineno : 0));
+    put_varint(&b, n);
+    emit(PP_REC_CODE, &b);
+    c->file_id = id;
+    c->file_gen = w.gen;
+    return id;
+}
+
+static inline size_t node_hash(uint32_t parent, uint32_t code, int32_t line)
+{
+    uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ULL) ^
+                 ((uint64_t)code << 32 | (uint32_t)line);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
+static int grow_nodes(void)
+{
+    size_t cap = w.nodes_cap ? w.nodes_cap * 2 : 4096;
+    struct node_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < w.nodes_cap; i++) {
+        struct node_slot *o = &w.nodes[i];
+        if (!o->id)
+            continue;
+        size_t j = node_hash(o->parent, o->code, o->line) & (cap - 1);
+        while (t[j].id)
+            j = (j + 1) & (cap - 1);
+        t[j] = *o;
+    }
+    free(w.nodes);
+    w.nodes = t;
+    w.nodes_cap = cap;
+    return 0;
+}
+
+static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
+{
+    if ((w.nodes_used + 1) * 2 > w.nodes_cap && grow_nodes() != 0)
+        return 0;
+    size_t j = node_hash(parent, code, line) & (w.nodes_cap - 1);
+    for (; w.nodes[j].id; j = (j + 1) & (w.nodes_cap - 1))
+        if (w.nodes[j].parent == parent && w.nodes[j].code == code &&
+            w.nodes[j].line == line)
+            return w.nodes[j].id;
+    uint32_t id = ++w.next_node;
+    w.nodes[j] = (struct node_slot){ parent, code, line, id };
+    w.nodes_used++;
+
+    uint8_t tmp[40];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_varint(&b, parent);
+    put_varint(&b, code);
+    put_varint(&b, pp_zigzag(line));
+    emit(PP_REC_NODE, &b);
+    return id;
+}
+
+static struct path *thread_path(uint32_t idx)
+{
+    if (idx >= w.npaths) {
+        size_t n = idx + 64;
+        struct path *p = realloc(w.paths, n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + w.npaths, 0, (n - w.npaths) * sizeof *p);
+        w.paths = p;
+        w.npaths = n;
+    }
+    return &w.paths[idx];
+}
+
+/* Leaf node of t's stack, reusing the thread's previous path for the
+ * outermost frames the reader says are unchanged. */
+static uint32_t stack_leaf(uint32_t thread_idx, const struct pyvm_thread *t)
+{
+    struct path *p = thread_path(thread_idx);
+    if (!p)
+        return 0;
+    if (p->cap < t->depth) {
+        uint32_t *n = realloc(p->node, t->depth * sizeof *n);
+        if (!n)
+            return 0;
+        p->node = n;
+        p->cap = t->depth;
+    }
+    unsigned keep = t->same_outer <= p->len ? t->same_outer : 0;
+    uint32_t parent = keep ? p->node[keep - 1] : 0;
+    for (unsigned i = keep; i < t->depth; i++) {
+        const struct pyvm_frame *f = &t->frames[t->depth - 1 - i];
+        parent = node_id(parent, code_id(f->code), f->line);
+        if (!parent) {
+            p->len = 0;
+            return 0;
+        }
+        p->node[i] = parent;
+    }
+    p->len = t->depth;
+    return parent;
+}
+
+/* ------------------------------------------------------------ API */
+
+static int make_dirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (strlen(dir) >= sizeof tmp)
+        return -1;
+    strcpy(tmp, dir);
+    for (char *s = tmp + 1; ; s++) {
+        if (*s == '/' || *s == 0) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+                return -1;
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+static int isalnum_ascii(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+           (c >= 'A' && c <= 'Z');
+}
+
+/* <prog>.<pid>.<uid>.zst with prog reduced to a safe file-name part. */
+static void file_name(char *dst, size_t cap, const char *argv0)
+{
+    const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+    base = base ? base + 1 : argv0 ? argv0 : "proc";
+    char prog[33];
+    size_t n = 0;
+    for (; *base && n < sizeof prog - 1; base++)
+        prog[n++] = (isalnum_ascii(*base) || *base == '.' || *base == '-' ||
+                     *base == '_') ? *base : '_';
+    prog[n] = 0;
+    if (snprintf(dst, cap, "%s/%s.%d.%016llx.zst", pp_config.out_dir,
+                 n ? prog : "proc", (int)pp_state.pid,
+                 (unsigned long long)pp_state.uid) >= (int)cap)
+        dst[0] = 0;    /* open("") fails with ENOENT and is reported */
+}
+
+static int alloc_buffers(void)
+{
+    if (w.cctx)
+        return 0;
+    w.cctx = ZSTD_createCCtx();
+    w.raw = malloc(RAW_CAP);
+    w.out_cap = ZSTD_CStreamOutSize();
+    w.out = malloc(w.out_cap);
+    w.tick = malloc(TICK_CAP);
+    if (!w.cctx || !w.raw || !w.out || !w.tick)
+        return -1;
+    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
+    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+    return 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void write_header(char *const *argv, uint64_t interval_ns)
+{
+    static uint8_t tmp[PP_MAX_RECORD];
+    struct buf b = { tmp, 0, sizeof tmp };
+    memcpy(b.p, PP_MAGIC, PP_MAGIC_LEN);
+    b.len = PP_MAGIC_LEN;
+    put_varint(&b, PP_FORMAT_VERSION);
+    put_varint(&b, (uint64_t)pp_state.pid);
+    put_varint(&b, (uint64_t)pp_state.ppid);
+    put_u64le(&b, pp_state.uid);
+    put_u64le(&b, pp_state.parent_uid);
+    if (b.len < b.cap)
+        b.p[b.len++] = (uint8_t)pp_state.started_by;
+    put_varint(&b, now_ns(CLOCK_REALTIME));
+    put_varint(&b, interval_ns);
+    unsigned argc = 0;
+    while (argv && argv[argc] && argc < PP_MAX_ARGV)
+        argc++;
+    put_varint(&b, argc);
+    for (unsigned i = 0; i < argc; i++) {
+        /* Keep the header within one record whatever the command line. */
+        size_t n = strlen(argv[i]);
+        if (b.len + n + 64 * (argc - i) > b.cap - 16384)
+            n = 0;
+        put_bytes(&b, argv[i], n);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    put_str(&b, exe);
+    put_str(&b, pyvm_version());
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    put_str(&b, host);
+    put_varint(&b, pyvm_free_threaded() ? PP_HDR_FREE_THREADED : 0);
+    emit(PP_REC_HEADER, &b);
+}
+
+int writer_open(char *const *argv, uint64_t interval_ns)
+{
+    if (alloc_buffers() != 0) {
+        pp_warn("out of memory; this process is not profiled");
+        return -1;
+    }
+    if (make_dirs(pp_config.out_dir) != 0) {
+        pp_warn("cannot create %s: %s; this process is not profiled",
+                pp_config.out_dir, strerror(errno));
+        return -1;
+    }
+    file_name(w.path, sizeof w.path, argv ? argv[0] : NULL);
+    int fd = open(w.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+    if (fd < 0) {
+        pp_warn("cannot create %s: %s; this process is not profiled", w.path,
+                strerror(errno));
+        return -1;
+    }
+    /* Keep away from the low numbers programs dup2 onto and close. */
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
+    if (hi >= 0) {
+        close(fd);
+        fd = hi;
+    }
+    struct stat st;
+    fstat(fd, &st);
+    w.fd = fd;
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
+    w.broken = 0;
+    w.bytes = 0;
+    w.gen++;
+    w.next_string = w.next_code = w.next_node = 0;
+    w.raw_len = 0;
+    w.last_tick_ns = now_ns(CLOCK_MONOTONIC);
+    ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    write_header(argv, interval_ns);
+    pp_log(1, "profiling into %s", w.path);
+    return 0;
+}
+
+void writer_thread(uint32_t idx, uint32_t native_tid, const char *name)
+{
+    uint8_t tmp[128];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, idx);
+    put_varint(&b, native_tid);
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s", name ? name : "");
+    put_str(&b, nm);
+    emit(PP_REC_THREAD, &b);
+}
+
+void writer_tick_begin(uint64_t mono_ns)
+{
+    uint64_t dt = mono_ns > w.last_tick_ns ? mono_ns - w.last_tick_ns : 0;
+    w.last_tick_ns = mono_ns;
+    w.tick_len = pp_put_varint(w.tick, dt);
+}
+
+void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
+                   unsigned flags)
+{
+    if (w.tick_len + 32 > TICK_CAP)
+        return;
+    uint32_t leaf = t->depth ? stack_leaf(thread_idx, t) : 0;
+    w.tick_len += pp_put_varint(w.tick + w.tick_len, thread_idx);
+    w.tick_len += pp_put_varint(w.tick + w.tick_len, leaf);
+    w.tick[w.tick_len++] = (uint8_t)flags;
+}
+
+void writer_tick_end(void)
+{
+    record(PP_REC_TICK, w.tick, w.tick_len);
+}
+
+static void counters(int kind, const struct pp_counters *c, struct buf *b)
+{
+    put_varint(b, c->samples);
+    put_varint(b, c->rejected);
+    put_varint(b, c->missed);
+    put_varint(b, c->sampler_cpu_ns);
+    put_varint(b, c->ticks);
+    emit(kind, b);
+}
+
+void writer_flush(const struct pp_counters *c)
+{
+    if (w.fd < 0)
+        return;
+    uint8_t tmp[64];
+    struct buf b = { tmp, 0, sizeof tmp };
+    counters(PP_REC_COUNTERS, c, &b);
+    compress(ZSTD_e_flush);
+}
+
+void writer_end(int how, int value, const struct pp_counters *c)
+{
+    if (w.fd < 0)
+        return;
+    uint8_t tmp[96];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, now_ns(CLOCK_REALTIME));
+    if (b.len < b.cap)
+        b.p[b.len++] = (uint8_t)how;
+    put_varint(&b, pp_zigzag(value));
+    counters(PP_REC_END, c, &b);
+    compress(ZSTD_e_end);
+}
+
+void writer_forget(void)
+{
+    /* The parent owns the file and everything buffered: the child must
+     * not write a byte of it.  Tables are rebuilt for the child's file;
+     * their memory is reused, only emptied. */
+    if (w.fd >= 0)
+        close(w.fd);
+    w.fd = -1;
+    w.raw_len = 0;
+    w.tick_len = 0;
+    if (w.nodes)
+        memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
+    w.nodes_used = 0;
+    if (w.strs)
+        memset(w.strs, 0, w.strs_cap * sizeof *w.strs);
+    w.strs_used = 0;
+    for (size_t i = 0; i < w.npaths; i++)
+        w.paths[i].len = 0;
+}
+
+uint64_t writer_bytes(void) { return w.bytes; }

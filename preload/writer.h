@@ -1,1 +1,51 @@
-/* placeholder */
+/*
+ * writer.h — one image's profile file: header, tables, ticks, counters,
+ * end, as a zstd stream (include/pyprof/format.h).  Used only by the
+ * sampler thread (and by the constructor/fork child before it starts), so
+ * it needs no locks.
+ */
+#ifndef PYPROF_WRITER_H
+#define PYPROF_WRITER_H
+
+#include <stdint.h>
+
+struct pyvm_thread;
+
+struct pp_counters {
+    uint64_t samples;        /* thread-samples written                     */
+    uint64_t rejected;       /* stacks dropped as torn/unreadable          */
+    uint64_t missed;         /* timer expirations we could not serve       */
+    uint64_t sampler_cpu_ns; /* CPU time of the sampler thread             */
+    uint64_t ticks;          /* ticks served                               */
+};
+
+/* Creates PYPROF_OUT if needed and a new file for this image (pp_state)
+ * and writes its header.  argv is the image's argv (NULL-terminated).
+ * Returns 0, or -1 with one message on stderr. */
+int writer_open(char *const *argv, uint64_t interval_ns);
+
+/* Declares thread idx (small, dense, chosen by the caller) with its name. */
+void writer_thread(uint32_t idx, uint32_t native_tid, const char *name);
+
+/* A tick: begin, one writer_sample per sampled thread, end. */
+void writer_tick_begin(uint64_t mono_ns);
+void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
+                   unsigned flags);
+void writer_tick_end(void);
+
+/* Makes everything so far decodable from the file (ZSTD_e_flush + write),
+ * preceded by a COUNTERS record. */
+void writer_flush(const struct pp_counters *c);
+
+/* END record, end of zstd frame, write.  The file stays open: if an exec
+ * fails the image goes on writing (a new zstd frame) into it. */
+void writer_end(int how, int value, const struct pp_counters *c);
+
+/* Fork child: forget the parent's file and unwritten bytes without
+ * writing anything.  Async-signal-safe (no allocation, no locks). */
+void writer_forget(void);
+
+/* Bytes written to the file so far (compressed), for the log. */
+uint64_t writer_bytes(void);
+
+#endif
