@@ -77,6 +77,48 @@ static void read_parent(void)
     pp_state.started_by = end[1] - '0';
 }
 
+/* The part of start-up that only a CPython process gets. */
+static void start_python(void)
+{
+    if (pp_config.only[0] && pp_only_match && !pp_only_match(pp_argv)) {
+        pp_log(2, "argv does not match PYPROF_ONLY; not profiled");
+        return;
+    }
+    pp_state.is_python = 1;
+    pp_state.uid = pp_new_uid();
+    if (safe_read_init() != 0) {
+        pp_warn("no safe way to read memory here; this process is not profiled");
+        return;
+    }
+    pp_exit_init();
+    pp_start(pp_state.started_by);
+}
+
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn real_dlopen;
+static int python_seen;     /* pyvm_detect said yes or "unsupported" once */
+
+static void detect_python(void)
+{
+    int r = pyvm_detect();
+    python_seen = r != 0;
+    if (r == 1)
+        start_python();
+}
+
+/* Embedders and bootloaders (PyInstaller, plugins) load libpython later:
+ * look again after every dlopen until an interpreter shows up.  The sampler
+ * then waits, as usual, for the interpreter to be initialized. */
+PP_EXPORT void *dlopen(const char *file, int mode)
+{
+    if (!real_dlopen)
+        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *h = real_dlopen(file, mode);
+    if (h && !python_seen)
+        detect_python();
+    return h;
+}
+
 __attribute__((constructor))
 static void pp_init(int argc, char **argv, char **envp)
 {
@@ -91,18 +133,6 @@ static void pp_init(int argc, char **argv, char **envp)
         pp_hooks_exec_init();
     pp_fork_init();
 
-    if (pyvm_detect() != 1)
-        return;
-    if (pp_config.only[0] && pp_only_match && !pp_only_match(argv)) {
-        pp_log(2, "argv does not match PYPROF_ONLY; not profiled");
-        return;
-    }
-    pp_state.is_python = 1;
-    pp_state.uid = pp_new_uid();
-    if (safe_read_init() != 0) {
-        pp_warn("no safe way to read memory here; this process is not profiled");
-        return;
-    }
-    pp_exit_init();
-    pp_start(pp_state.started_by);
+    real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    detect_python();
 }
