@@ -24,15 +24,27 @@ struct code_info {
     uintptr_t   key[4];
     const uint8_t *linetable;
     uint32_t    linetable_len;
-    uint32_t    last_lasti;
+    int32_t     firsttraceable;  /* 3.11+: earlier instructions are setup */
+    int32_t     last_lasti;
     int32_t     last_line;
+    uint32_t    pinned_tick;     /* in use by the sample being taken        */
+    uint8_t     lru;
 };
 
 struct py_layout;
 
 /* Returns the entry for the code object at addr, reading and caching it
  * on first sight, or NULL when addr is not a readable code object. */
-const struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr);
+struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr);
+
+/* The cached entry for addr without reading memory, or NULL.  Only for a
+ * code object known to be alive and unchanged since it was last resolved
+ * (it belongs to a frame that has not changed). */
+struct code_info *codecache_peek(uintptr_t addr);
+
+/* Marks the start of a sample: entries used from now on are not evicted
+ * until the next call, so pointers handed out stay valid for one sample. */
+void codecache_new_tick(void);
 
 /* Line for instruction offset lasti (code units, -1 = not started). */
 int32_t codecache_line(const struct py_layout *l, const struct code_info *c,

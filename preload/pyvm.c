@@ -1,2 +1,545 @@
-/* placeholder: being written */
-typedef int pp_placeholder_preload_pyvm_c;
+/*
+ * pyvm.c — finds this process's CPython, chooses its layout once, and
+ * walks interpreters -> thread states -> frames from memory.
+ *
+ * Consistency: the walked thread keeps running.  After a walk the
+ * thread's current frame pointer and that frame's code and caller are read
+ * again; if any changed, the stack is walked again (twice at most) and
+ * otherwise dropped and counted.  A busy thread's instruction pointer moves
+ * all the time; that alone does not make a stack torn (the line comes from
+ * the first read).
+ *
+ * Reuse: a caller's frame does not change while its callee runs, so the
+ * outermost frames whose (address, code, instruction) equal those of the
+ * thread's previous sample keep their resolved code and line; only the
+ * frames that changed go through the code cache and line table.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "codecache.h"
+#include "layout/layout.h"
+#include "log.h"
+#include "pyprof/format.h"
+#include "pyvm.h"
+#include "safe_read.h"
+
+#define MAX_RETRIES 2
+#define TS_SLOTS    512u      /* per-tstate caches; power of two */
+#define MAX_THREADS 4096      /* walk bound for a thread list    */
+#define MAX_INTERPS 256
+
+uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
+
+static const struct py_layout *L;
+static struct py_layout dbg_layout;
+static uintptr_t runtime;
+static int (*is_initialized)(void);
+static char version[32];
+static int free_threaded;
+static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
+static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
+static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
+
+/* What a frame looked like when last resolved. */
+struct raw_frame {
+    uintptr_t addr, code, instr;
+    struct code_info *info;
+    int32_t line;
+};
+
+struct ts_cache {
+    uintptr_t tstate;
+    uint32_t seen;                 /* tick when last used              */
+    uint32_t seq;                  /* number of the last sample taken  */
+    unsigned depth, cap;
+    struct raw_frame *frames;      /* outermost first */
+};
+
+static struct ts_cache ts_caches[TS_SLOTS];
+static uint32_t tick_no, sample_seq;
+
+/* Scratch for one walk, innermost first. */
+static struct raw_frame walk[PP_MAX_DEPTH];
+static struct pyvm_frame out[PP_MAX_DEPTH];
+
+/* ------------------------------------------------------------ detection */
+
+static uintptr_t rd_ptr(uintptr_t addr, int *ok)
+{
+    uintptr_t v = 0;
+    if (safe_read_ptr(addr, &v) != 0)
+        *ok = 0;
+    return v;
+}
+
+static void find_pthread_tid_candidates(void)
+{
+    /* glibc does not publish where struct pthread keeps the kernel tid;
+     * find it by looking for our own tid in our own descriptor, and
+     * confirm it later in the sampler thread (two threads must agree). */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
+        pid_t v;
+        if (safe_read(&v, self + off, sizeof v) == 0 && v == tid)
+            tid_candidates[off / 4] = 1;
+    }
+}
+
+static void confirm_pthread_tid_offset(void)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
+        pid_t v;
+        if (tid_candidates[off / 4] && safe_read(&v, self + off, sizeof v) == 0 &&
+            v == tid) {
+            pthread_tid_off = (int)off;
+            return;
+        }
+    }
+    pthread_tid_off = -2;   /* not found: threads keep tid 0 */
+    pp_log(1, "cannot locate the thread id in glibc's thread descriptor; "
+              "on-CPU state is unknown on this Python");
+}
+
+/* Major.minor.micro from Py_Version (3.11+) or Py_GetVersion() (3.10). */
+static int read_version(int *minor)
+{
+    const unsigned long *hex = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (hex) {
+        unsigned long v = *hex;
+        *minor = (int)((v >> 16) & 0xff);
+        snprintf(version, sizeof version, "%lu.%lu.%lu", v >> 24,
+                 (v >> 16) & 0xff, (v >> 8) & 0xff);
+        return (v >> 24) == 3 ? 0 : -1;
+    }
+    const char *(*get)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
+                                                            "Py_GetVersion");
+    if (!get)
+        return -1;
+    const char *s = get();
+    int maj = 0, min = 0, mic = 0;
+    if (sscanf(s, "%d.%d.%d", &maj, &min, &mic) < 2 || maj != 3)
+        return -1;
+    *minor = min;
+    snprintf(version, sizeof version, "%d.%d.%d", maj, min, mic);
+    return 0;
+}
+
+int pyvm_detect(void)
+{
+    void *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
+    if (!rt)
+        return 0;
+    int minor;
+    if (read_version(&minor) != 0) {
+        pp_warn("cannot tell which Python this is; not profiled");
+        return -1;
+    }
+    runtime = (uintptr_t)rt;
+    is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    pyvm_code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+    pyvm_str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    pyvm_bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+    uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
+    if (!is_initialized || !pyvm_code_type || !pyvm_str_type ||
+        !pyvm_bytes_type || !type_type) {
+        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
+                version);
+        return -1;
+    }
+    const char *why = NULL;
+    switch (minor) {
+    case 10: L = &py310_layout; break;
+    case 11: L = &py311_layout; break;
+    case 12: L = &py312_layout; break;
+    case 13:
+    case 14:
+        if (debug_offsets_layout(runtime, minor, &dbg_layout, &why) == 0)
+            L = &dbg_layout;
+        break;
+    default:
+        why = "this version is not supported";
+    }
+    if (!L) {
+        pp_warn("Python %s: %s; not profiled", version, why);
+        return -1;
+    }
+    free_threaded = L->gil == GIL_NONE;
+    /* A debug build (Py_TRACE_REFS) moves every object header: the type of
+     * PyUnicode_Type must sit where our layout says. */
+    int ok = 1;
+    if (rd_ptr(pyvm_str_type + L->ob_type, &ok) != type_type || !ok) {
+        pp_warn("Python %s: object layout differs (debug build?); not profiled",
+                version);
+        L = NULL;
+        return -1;
+    }
+    if (L->frames == FRAMES_OBJECTS && !L->ts_native_tid)
+        find_pthread_tid_candidates();
+    return 1;
+}
+
+const char *pyvm_version(void) { return version; }
+int pyvm_free_threaded(void) { return free_threaded; }
+
+/* ------------------------------------------------------------ readiness */
+
+/* One-time check that the chosen layout fits what is really there. */
+static int check_layout(void)
+{
+    int ok = 1;
+    uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
+    uintptr_t ts = interp ? rd_ptr(interp + L->is_threads_head, &ok) : 0;
+    if (!ok || !interp)
+        return 0;                  /* not yet: try again next tick */
+    if (!ts)
+        return 0;
+    if (rd_ptr(ts + L->ts_interp, &ok) != interp || !ok) {
+        pp_warn("Python %s: thread state layout does not match; sampling stops",
+                version);
+        return -1;
+    }
+    return 1;
+}
+
+int pyvm_ready(void)
+{
+    if (!L || layout_checked < 0 || !is_initialized())
+        return 0;
+    int ok = 1;
+    if (rd_ptr(runtime + L->rt_finalizing, &ok) != 0 || !ok)
+        return 0;
+    if (!layout_checked) {
+        layout_checked = check_layout();
+        if (layout_checked <= 0) {
+            if (layout_checked == 0)
+                return 0;
+            return 0;
+        }
+        if (pthread_tid_off == -1 && L->frames == FRAMES_OBJECTS)
+            confirm_pthread_tid_offset();
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ walking */
+
+static struct ts_cache *ts_cache_for(uintptr_t tstate)
+{
+    unsigned h = (unsigned)((tstate >> 4) * 2654435761u) & (TS_SLOTS - 1);
+    for (unsigned i = 0; i < 8; i++) {
+        struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
+        if (c->tstate == tstate)
+            return c;
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
+        if (!c->tstate || tick_no - c->seen > 2) {
+            c->tstate = tstate;
+            c->depth = 0;
+            c->seq = 0;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static uintptr_t current_frame(const uint8_t *ts, int *ok)
+{
+    uintptr_t f;
+    memcpy(&f, ts + L->ts_frame, sizeof f);
+    if (L->ts_frame_kind == TS_FRAME_CFRAME && f)
+        f = rd_ptr(f + L->cframe_current, ok);
+    return f;
+}
+
+/* Reads one frame; returns 1 for a Python frame to record, 0 for a shim
+ * to skip, -1 on a read failure. */
+static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
+                      int *owner)
+{
+    uint8_t raw[512];
+    if (safe_read(raw, f, L->fr_read) != 0)
+        return -1;
+    memcpy(prev, raw + L->fr_previous, sizeof *prev);
+    memcpy(&rf->code, raw + L->fr_code, sizeof rf->code);
+    rf->code &= ~L->code_tag_mask;
+    rf->addr = f;
+    *owner = -1;
+    if (L->frames == FRAMES_OBJECTS) {
+        int32_t lasti;
+        memcpy(&lasti, raw + L->fr_instr, sizeof lasti);
+        rf->instr = (uintptr_t)(intptr_t)lasti;
+        return rf->code ? 1 : 0;
+    }
+    memcpy(&rf->instr, raw + L->fr_instr, sizeof rf->instr);
+    *owner = raw[L->fr_owner];
+    if (L->owner_skip_min >= 0 && *owner >= L->owner_skip_min &&
+        *owner <= L->owner_skip_max)
+        return 0;
+    return rf->code ? 1 : 0;
+}
+
+static int32_t lasti_of(const struct raw_frame *rf)
+{
+    if (L->frames == FRAMES_OBJECTS)
+        return (int32_t)(intptr_t)rf->instr;
+    intptr_t d = (intptr_t)rf->instr - (intptr_t)(rf->code + L->co_code_adaptive);
+    if (d < -2 || d > (1 << 28))
+        return -1;
+    return (int32_t)(d / 2);
+}
+
+/* Walks one thread's frames into walk[] (innermost first).  Returns the
+ * depth, -1 on failure; *truncated when the stack was deeper than kept. */
+static int walk_frames(uintptr_t top, int *truncated)
+{
+    int n = 0;
+    *truncated = 0;
+    for (uintptr_t f = top; f; ) {
+        if (n == PP_MAX_DEPTH) {
+            *truncated = 1;
+            break;
+        }
+        uintptr_t prev;
+        int owner;
+        int r = read_frame(f, &walk[n], &prev, &owner);
+        if (r < 0)
+            return -1;
+        if (r > 0) {
+            walk[n].info = NULL;
+            walk[n].line = owner;    /* owner, until resolved */
+            n++;
+        }
+        if (prev == f)
+            return -1;
+        f = prev;
+    }
+    return n;
+}
+
+/* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
+ * resolved for unchanged outer frames.  Returns the resolved depth
+ * (incomplete frames dropped), -1 when a code object is unreadable. */
+static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
+{
+    unsigned same = 0;
+    if (tc)
+        while (same < tc->depth && same < (unsigned)n) {
+            const struct raw_frame *a = &walk[n - 1 - same], *b = &tc->frames[same];
+            if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
+                break;
+            same++;
+        }
+    for (unsigned i = 0; i < same; i++) {
+        struct raw_frame *a = &walk[n - 1 - i];
+        a->info = codecache_peek(a->code);
+        if (!a->info) {            /* evicted meanwhile: resolve afresh */
+            same = i;
+            break;
+        }
+        a->line = tc->frames[i].line;
+    }
+    int kept = 0;
+    for (int i = n - 1 - (int)same; i >= 0; i--) {
+        struct raw_frame *a = &walk[i];
+        int owner = a->line;
+        a->info = codecache_get(L, a->code);
+        if (!a->info)
+            return -1;
+        int32_t lasti = lasti_of(a);
+        /* A frame still running its setup instructions is not a Python
+         * frame yet (generators excepted: owner 1). */
+        if (L->frames == FRAMES_INTERP && owner != 1 && lasti >= 0 &&
+            lasti < a->info->firsttraceable) {
+            a->info = NULL;
+            continue;
+        }
+        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+        if (a->line < 0 && lasti < 0)
+            a->line = a->info->firstlineno;
+    }
+    for (int i = 0; i < n; i++)
+        if (walk[i].info) {
+            out[kept].code = walk[i].info;
+            out[kept].line = walk[i].line;
+            kept++;
+        }
+    /* Dropped incomplete frames are innermost: same_outer is unaffected. */
+    *same_outer = same;
+
+    if (tc) {
+        if (tc->cap < (unsigned)n) {
+            struct raw_frame *fr = realloc(tc->frames, (size_t)n * sizeof *fr);
+            if (fr) {
+                tc->frames = fr;
+                tc->cap = (unsigned)n;
+            }
+        }
+        if (tc->cap >= (unsigned)n) {
+            for (int i = 0; i < n; i++)
+                tc->frames[i] = walk[n - 1 - i];
+            tc->depth = (unsigned)n;
+        } else {
+            tc->depth = 0;
+        }
+        /* Frames dropped as incomplete are not reusable. */
+        for (unsigned i = 0; i < tc->depth; i++)
+            if (!tc->frames[i].info) {
+                tc->depth = i;
+                break;
+            }
+    }
+    return kept;
+}
+
+static uint32_t native_tid(const uint8_t *ts)
+{
+    if (L->ts_native_tid) {
+        uint64_t v;
+        memcpy(&v, ts + L->ts_native_tid, sizeof v);
+        return (uint32_t)v;
+    }
+    if (pthread_tid_off < 0)
+        return 0;
+    uintptr_t pt;
+    memcpy(&pt, ts + L->ts_thread_id, sizeof pt);
+    int32_t tid = 0;
+    if (!pt || safe_read(&tid, pt + (uintptr_t)pthread_tid_off, sizeof tid) != 0)
+        return 0;
+    return tid > 0 ? (uint32_t)tid : 0;
+}
+
+static uintptr_t gil_holder(uintptr_t interp, int *ok)
+{
+    if (L->gil == GIL_RUNTIME_TSTATE)
+        return rd_ptr(runtime + L->rt_gil_tstate, ok);
+    if (L->gil == GIL_NONE)
+        return 0;
+    uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);
+    if (!g)
+        return 0;
+    int32_t locked = 0;
+    if (safe_read(&locked, g + L->gil_locked, sizeof locked) != 0 || !locked)
+        return 0;
+    return rd_ptr(g + L->gil_holder, ok);
+}
+
+/* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
+static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
+                         pyvm_thread_fn fn, void *ctx)
+{
+    int ok = 1;
+    for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
+        uint8_t cur[4096];
+        if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
+            return 0;
+        const uint8_t *t = attempt ? cur : ts;
+        uintptr_t top = current_frame(t, &ok);
+        if (!ok)
+            return 0;
+        int truncated;
+        int n = top ? walk_frames(top, &truncated) : 0;
+        if (n < 0)
+            continue;
+        struct raw_frame top_before = n ? walk[0] : (struct raw_frame){ 0 };
+        uintptr_t top_prev = 0;
+        if (n && safe_read_ptr(top_before.addr + L->fr_previous, &top_prev) != 0)
+            continue;
+
+        /* Re-read: same current frame, same code in it, same caller. */
+        uint8_t again[4096];
+        if (safe_read(again, tstate, L->ts_read) != 0)
+            return 0;
+        if (current_frame(again, &ok) != top || !ok)
+            continue;
+        if (n) {
+            struct raw_frame chk;
+            uintptr_t prev2;
+            int owner;
+            if (read_frame(top_before.addr, &chk, &prev2, &owner) < 0 ||
+                chk.code != top_before.code || prev2 != top_prev)
+                continue;
+        }
+
+        struct ts_cache *tc = ts_cache_for(tstate);
+        uint32_t prev_seq = tc ? tc->seq : 0;
+        if (tc) {
+            tc->seen = tick_no;
+            tc->seq = ++sample_seq;
+        }
+        unsigned same = 0;
+        int kept = n ? resolve(tc, n, &same) : 0;
+        if (kept < 0) {
+            if (tc)
+                tc->depth = 0;
+            continue;
+        }
+        struct pyvm_thread th = {
+            .tstate = tstate,
+            .native_tid = native_tid(t),
+            .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
+                     (truncated ? PP_SAMPLE_TRUNCATED : 0),
+            .depth = (unsigned)kept,
+            .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
+            .seq = tc ? tc->seq : 0,
+            .prev_seq = prev_seq,
+            .frames = out,
+        };
+        fn(ctx, &th);
+        return 1;
+    }
+    struct ts_cache *tc = ts_cache_for(tstate);
+    if (tc)
+        tc->depth = 0;       /* the next sample must not reuse across a gap */
+    return 0;
+}
+
+int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
+{
+    int ok = 1, passed = 0;
+    *rejected = 0;
+    if (!L)
+        return -1;
+    codecache_new_tick();
+    tick_no++;
+    uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
+    if (!ok)
+        return -1;
+    for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+        uintptr_t holder = gil_holder(interp, &ok);
+        uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);
+        for (int nt = 0; tstate && ok && nt < MAX_THREADS; nt++) {
+            uint8_t ts[4096];
+            if (safe_read(ts, tstate, L->ts_read) != 0) {
+                (*rejected)++;
+                break;
+            }
+            if (sample_thread(tstate, ts, holder, fn, ctx))
+                passed++;
+            else
+                (*rejected)++;
+            memcpy(&tstate, ts + L->ts_next, sizeof tstate);
+        }
+        interp = rd_ptr(interp + L->is_next, &ok);
+        if (!ok)
+            return passed ? passed : -1;
+    }
+    return passed;
+}
+
+void pyvm_after_fork(void)
+{
+    for (unsigned i = 0; i < TS_SLOTS; i++) {
+        ts_caches[i].tstate = 0;
+        ts_caches[i].depth = 0;
+    }
+}

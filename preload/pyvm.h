@@ -55,6 +55,9 @@ struct pyvm_thread {
      * instruction) as in this tstate's previous sample, so a consumer may
      * reuse what it derived from them last time.  0 = nothing known.     */
     unsigned  same_outer;
+    /* same_outer refers to the sample of this tstate numbered prev_seq; a
+     * consumer that did not see that sample must ignore same_outer. */
+    uint32_t  seq, prev_seq;
     const struct pyvm_frame *frames;
 };
 

@@ -36,7 +36,7 @@ struct node_slot { uint32_t parent, code; int32_t line; uint32_t id; };
 /* Content hash of strings -> string id; keys live in an arena. */
 struct str_slot { uint64_t hash; const char *s; uint32_t len, id; };
 /* Per-thread previous path, outermost first. */
-struct path { uint32_t *node; unsigned len, cap; };
+struct path { uint32_t *node; unsigned len, cap; uint32_t seq; };
 
 static struct {
     int fd;
@@ -382,13 +382,18 @@ static uint32_t stack_leaf(uint32_t thread_idx, const struct pyvm_thread *t)
         p->node = n;
         p->cap = t->depth;
     }
-    unsigned keep = t->same_outer <= p->len ? t->same_outer : 0;
+    /* Reuse only what was derived from the very sample same_outer refers
+     * to: a sample this writer did not record breaks the chain. */
+    unsigned keep = t->prev_seq && t->prev_seq == p->seq &&
+                    t->same_outer <= p->len ? t->same_outer : 0;
+    p->seq = t->seq;
     uint32_t parent = keep ? p->node[keep - 1] : 0;
     for (unsigned i = keep; i < t->depth; i++) {
         const struct pyvm_frame *f = &t->frames[t->depth - 1 - i];
         parent = node_id(parent, code_id(f->code), f->line);
         if (!parent) {
             p->len = 0;
+            p->seq = 0;
             return 0;
         }
         p->node[i] = parent;
