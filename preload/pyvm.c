@@ -298,6 +298,27 @@ static int32_t lasti_of(const struct raw_frame *rf)
     return (int32_t)(d / 2);
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A real stack never holds the same frame twice; a chain read while the
+ * thread freed and reused frames can loop.  Only checked when the walk hit
+ * the depth cap, the one way a loop can end. */
+static int has_cycle(int n)
+{
+    static uintptr_t addrs[PP_MAX_DEPTH];
+    for (int i = 0; i < n; i++)
+        addrs[i] = walk[i].addr;
+    qsort(addrs, (size_t)n, sizeof *addrs, cmp_addr);
+    for (int i = 1; i < n; i++)
+        if (addrs[i] == addrs[i - 1])
+            return 1;
+    return 0;
+}
+
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the stack was deeper than kept. */
 static int walk_frames(uintptr_t top, int *truncated)
@@ -306,6 +327,8 @@ static int walk_frames(uintptr_t top, int *truncated)
     *truncated = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
+            if (has_cycle(n))
+                return -1;
             *truncated = 1;
             break;
         }
