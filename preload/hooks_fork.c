@@ -31,22 +31,29 @@ void pp_fork_init(void)
 
 static void become_child(void)
 {
+    /* A parent that has no file yet (interpreter not started) cannot be
+     * named; the child then descends from whoever the parent descends from. */
+    int started_by = pp_state.started_by;
+    if (pp_state.active) {
+        pp_state.parent_uid = pp_state.uid;
+        started_by = PP_START_FORK;
+    }
     pp_state.active = 0;
-    pp_state.parent_uid = pp_state.uid;
+    pp_state.sampling = 0;
     pp_state.uid = pp_new_uid();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
     writer_forget();
     sampler_reset_child();
     pyvm_after_fork();
-    pp_start(PP_START_FORK);
+    pp_start(started_by);
 }
 
 PP_EXPORT pid_t fork(void)
 {
     if (!real_fork)
         real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
-    if (!pp_state.active)
+    if (!pp_state.sampling)
         return real_fork();
     sampler_pause();
     pid_t pid = real_fork();

@@ -54,6 +54,7 @@ static struct thread_slot *threads;
 static size_t threads_cap, threads_used;
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
+static int file_open;
 
 extern char **pp_argv;      /* preload.c */
 
@@ -174,10 +175,32 @@ static void flush(uint64_t now)
     last_flush_ns = now;
 }
 
+/* The file is created when the interpreter is first ready, not at start:
+ * programs that link libpython without ever starting it (perf, gdb, vim)
+ * must get no file. */
+static int open_file(void)
+{
+    if (file_open)
+        return 1;
+    if (!pyvm_ready())
+        return 0;
+    if (writer_open(pp_argv, 1000000000ULL / pp_config.hz) != 0) {
+        file_open = -1;
+        return 0;
+    }
+    file_open = 1;
+    pp_state.active = 1;
+    return 1;
+}
+
 static void tick(void)
 {
     uint64_t now = mono_ns();
     pthread_mutex_lock(&tick_lock);
+    if (file_open <= 0 && !open_file()) {
+        pthread_mutex_unlock(&tick_lock);
+        return;
+    }
     if (pyvm_ready()) {
         unsigned rejected = 0;
         writer_tick_begin(now);
@@ -217,8 +240,10 @@ static int make_timer(timer_t *timer)
 static void serve_request(void)
 {
     pthread_mutex_lock(&tick_lock);
-    flush(mono_ns());
-    writer_end(req_how, req_value, &counters);
+    if (file_open > 0) {
+        flush(mono_ns());
+        writer_end(req_how, req_value, &counters);
+    }
     pthread_mutex_unlock(&tick_lock);
 }
 
@@ -299,6 +324,7 @@ void sampler_reset_child(void)
     pthread_mutex_init(&tick_lock, NULL);
     running = 0;
     sampler_tid = 0;
+    file_open = 0;
     atomic_store(&finishing, 0);
     memset(&counters, 0, sizeof counters);
     if (threads)
@@ -312,12 +338,7 @@ void sampler_reset_child(void)
 void pp_start(int started_by)
 {
     pp_state.started_by = started_by;
-    uint64_t interval = 1000000000ULL / pp_config.hz;
-    if (writer_open(pp_argv, interval) != 0)
-        return;
-    if (sampler_start() != 0)
-        return;
-    pp_state.active = 1;
+    pp_state.sampling = sampler_start() == 0;
 }
 
 static void sleep_ms(long ms)
@@ -330,7 +351,7 @@ static void sleep_ms(long ms)
 void pp_finish(int how, int value)
 {
     /* A vfork/posix_spawn child shares our memory but is not this image. */
-    if (!pp_state.active || getpid() != pp_state.pid)
+    if (!pp_state.sampling || getpid() != pp_state.pid)
         return;
     if (gettid_raw() == atomic_load(&sampler_tid))
         return;
@@ -350,12 +371,12 @@ void pp_finish(int how, int value)
             syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
         sleep_ms(1);
     }
-    pp_state.active = 0;
+    pp_state.sampling = 0;
 }
 
 int pp_before_exec(void)
 {
-    if (!pp_state.active || getpid() != pp_state.pid)
+    if (!pp_state.sampling || getpid() != pp_state.pid)
         return 0;
     pp_finish(PP_END_EXEC, 0);
     return 1;
@@ -368,6 +389,5 @@ void pp_exec_failed(int token)
     /* The END(exec) record stays; records after it tell the reader that
      * the image went on (format.h).  Same file, new zstd frame. */
     atomic_store(&finishing, 0);
-    if (sampler_start() == 0)
-        pp_state.active = 1;
+    pp_state.sampling = sampler_start() == 0;
 }

@@ -21,7 +21,9 @@ struct pp_state {
     uint64_t parent_uid;   /* uid of the profiled image that started us, 0 */
     int      started_by;   /* enum pp_started_by                           */
     int      is_python;    /* a supported CPython lives in this process    */
-    int      active;       /* sampler running and a file is open           */
+    int      sampling;     /* the sampler thread runs (or is starting)     */
+    volatile int active;   /* this image's file exists: it has an uid that
+                              names a file, so children may name it parent */
     char     preload_path[4096]; /* absolute path of libpyprof.so          */
     /* PYPROF_PARENT as this process received it ("" if absent).  Passed on
      * unchanged by processes that are not profiled images themselves
