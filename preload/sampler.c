@@ -181,7 +181,7 @@ static void flush(uint64_t now)
 static int open_file(void)
 {
     if (file_open)
-        return 1;
+        return file_open > 0;   /* -1: creating it failed, stay idle */
     if (!pyvm_ready())
         return 0;
     if (writer_open(pp_argv, 1000000000ULL / pp_config.hz) != 0) {
