@@ -1,0 +1,226 @@
+/*
+ * test_lifecycle.c — fork children, the ways a process ends, and
+ * multiprocessing under every start method (issue 3, "Must show"): their
+ * samples are in the merged report, their files are complete where the
+ * process could be told it was ending, and each ended as it would have.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define HZ 400
+
+/* Samples of the stacks of process pid that contain function fn. */
+static double samples_in(const struct pp_json *doc, long pid, const char *fn)
+{
+    const struct pp_json *stacks = pp_json_get(doc, "stacks");
+    double total = 0;
+    for (size_t i = 0; stacks && i < stacks->n; i++) {
+        const struct pp_json *s = &stacks->items[i];
+        if ((long)pp_json_num(s, "pid", -1) != pid)
+            continue;
+        const struct pp_json *frames = pp_json_get(s, "frames");
+        for (size_t k = 0; frames && k < frames->n; k++) {
+            const char *name = pp_json_str(&frames->items[k], "name");
+            if (name && strcmp(name, fn) == 0) {
+                total += pp_json_num(s, "count", 0);
+                break;
+            }
+        }
+    }
+    return total;
+}
+
+static const struct pp_json *process_by_pid(const struct pp_json *doc, long pid)
+{
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    for (size_t i = 0; procs && i < procs->n; i++)
+        if ((long)pp_json_num(&procs->items[i], "pid", -1) == pid)
+            return &procs->items[i];
+    return NULL;
+}
+
+static const struct pp_json *report(const struct pp_python *py, const char *dir,
+                                    int allow_damage)
+{
+    struct pp_result rep;
+    const char *opts[] = { "--mode", "wall", NULL };
+    pp_merge(&rep, "json", opts, dir);
+    pp_assert(py, rep.exited && (rep.code == 0 || (allow_damage && rep.code == 1)),
+              "pyprof-merge: %s; stderr:\n%.2000s", pp_describe(&rep), rep.err);
+    return pp_parse_json(py, &rep);
+}
+
+/* "name pid exit N" / "name pid signal N" lines printed by fork_exits.py */
+static long child_pid(const struct pp_python *py, const char *out,
+                      const char *name, const char *how, int value)
+{
+    char want[64];
+    const char *p = strstr(out, name);
+    pp_assert(py, p != NULL, "fork_exits.py did not report %s:\n%s", name, out);
+    long pid = 0;
+    char got[16];
+    int v = -1;
+    pp_assert(py, sscanf(p + strlen(name), " %ld %15s %d", &pid, got, &v) == 3,
+              "cannot parse the line of %s", name);
+    snprintf(want, sizeof want, "%s %d", how, value);
+    char seen[64];
+    snprintf(seen, sizeof seen, "%s %d", got, v);
+    pp_assert(py, strcmp(want, seen) == 0,
+              "%s ended with %s under the preload; without it, it ends with %s",
+              name, seen, want);
+    return pid;
+}
+
+PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
+        .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("fork_exits.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "fork_exits.py");
+    pp_assert(py, strstr(run.err, "RuntimeError: uncaught in a fork child") != NULL,
+              "the uncaught exception's traceback is missing:\n%s", run.err);
+
+    long p_exit = child_pid(py, run.out, "work_exit", "exit", 3);
+    long p_raise = child_pid(py, run.out, "work_raise", "exit", 1);
+    long p_term = child_pid(py, run.out, "work_term", "signal", 15);
+    long p_kill = child_pid(py, run.out, "work_kill", "signal", 9);
+    pp_assert(py, pp_count_files(dir, ".zst") == 5,
+              "expected 5 files (parent + 4 fork children), found %zu",
+              pp_count_files(dir, ".zst"));
+
+    /* SIGKILL leaves one file incomplete: pyprof-merge says so (exit 1). */
+    const struct pp_json *doc = report(py, dir, 1);
+    struct { long pid; const char *fn; double min; const char *exit_key;
+             int exit_val; int complete; } want[] = {
+        { p_exit, "work_exit", 0.6 * HZ * 0.5, "code", 3, 1 },
+        { p_raise, "work_raise", 0.6 * HZ * 0.5, "code", 1, 1 },
+        { p_term, "work_term", 1.0 * HZ * 0.5, "signal", 15, 1 },
+        /* everything up to the last flush (PYPROF_FLUSH_MS = 200) */
+        { p_kill, "work_kill", (1.5 - 0.25) * HZ * 0.5, NULL, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const struct pp_json *p = process_by_pid(doc, want[i].pid);
+        pp_assert(py, p != NULL, "no process %ld (%s) in the report", want[i].pid,
+                  want[i].fn);
+        double n = samples_in(doc, want[i].pid, want[i].fn);
+        pp_expect(py, n >= want[i].min, "%s: %.0f samples, expected at least %.0f",
+                  want[i].fn, n, want[i].min);
+        const char *by = pp_json_str(p, "started_by");
+        pp_expect(py, by && strcmp(by, "fork") == 0, "%s: started_by %s, expected fork",
+                  want[i].fn, by ? by : "(none)");
+        const struct pp_json *c = pp_json_get(p, "complete");
+        pp_expect(py, c && c->type == PP_JBOOL && (int)c->num == want[i].complete,
+                  "%s: complete should be %s", want[i].fn,
+                  want[i].complete ? "true" : "false");
+        if (want[i].exit_key) {
+            char path[32];
+            snprintf(path, sizeof path, "exit.%s", want[i].exit_key);
+            pp_expect(py, pp_json_num(p, path, -1) == want[i].exit_val,
+                      "%s: exit.%s is %.0f, expected %d", want[i].fn,
+                      want[i].exit_key, pp_json_num(p, path, -1), want[i].exit_val);
+        }
+        /* The parent's unwritten samples are not duplicated into the child. */
+        pp_expect(py, samples_in(doc, want[i].pid, "main") <=
+                      samples_in(doc, want[i].pid, want[i].fn) + 5,
+                  "%s: the child's file holds stacks of the parent", want[i].fn);
+    }
+}
+
+PP_TEST(lifecycle, pool_terminate_keeps_every_busy_workers_samples,
+        .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("pool_terminate.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "pool_terminate.py");
+    pp_assert(py, strstr(run.out, "terminated") != NULL, "output changed:\n%s", run.out);
+
+    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    int busy = 0;
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        long pid = (long)pp_json_num(p, "pid", -1);
+        double n = samples_in(doc, pid, "busy_worker");
+        if (n <= 0)
+            continue;
+        busy++;
+        pp_expect(py, n >= 1.0 * HZ * 0.4, "worker %ld: only %.0f samples", pid, n);
+        pp_expect(py, pp_json_num(p, "exit.signal", -1) == 15,
+                  "worker %ld did not end by SIGTERM in the report", pid);
+        const struct pp_json *c = pp_json_get(p, "complete");
+        pp_expect(py, c && c->type == PP_JBOOL && c->num == 1,
+                  "worker %ld: file not complete", pid);
+    }
+    pp_assert(py, busy == 3, "busy_worker seen in %d workers, expected 3", busy);
+}
+
+static void start_method(const struct pp_python *py, const char *method)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result plain, run;
+    const char *argv[] = { py->path, pp_script("mp_sum.py"), method, NULL };
+    pp_run(&plain, argv, NULL, 60, NULL, NULL);
+    const char *args[] = { pp_script("mp_sum.py"), method, NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "mp_sum.py");
+    pp_assert(py, strcmp(plain.out, run.out) == 0 && plain.code == run.code,
+              "%s: output or status changed under the preload:\n%s\nvs\n%s",
+              method, run.out, plain.out);
+
+    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    const char *root_id = NULL;
+    int workers = 0, parent_seen = 0;
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        const char *by = pp_json_str(p, "started_by");
+        const struct pp_json *c = pp_json_get(p, "complete");
+        pp_expect(py, c && c->type == PP_JBOOL && c->num == 1,
+                  "%s: process %.0f's file is not complete", method,
+                  pp_json_num(p, "pid", -1));
+        if (by && strcmp(by, "root") == 0) {
+            root_id = pp_json_str(p, "id");
+            parent_seen = samples_in(doc, (long)pp_json_num(p, "pid", -1),
+                                     "sum_worker") > 0;
+        } else if (samples_in(doc, (long)pp_json_num(p, "pid", -1), "sum_worker") > 0) {
+            workers++;
+        }
+    }
+    pp_assert(py, root_id != NULL, "%s: no root process in the report", method);
+    pp_expect(py, parent_seen, "%s: sum_worker not seen in the parent", method);
+    pp_expect(py, workers >= 3, "%s: sum_worker seen in %d workers, expected 3",
+              method, workers);
+    /* Every other process descends from a process in the report. */
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        const char *parent = pp_json_str(p, "parent");
+        const char *by = pp_json_str(p, "started_by");
+        if (by && strcmp(by, "root") == 0)
+            continue;
+        pp_expect(py, parent && pp_json_find(procs, "id", parent),
+                  "%s: process %.0f (%s) has no parent in the report", method,
+                  pp_json_num(p, "pid", -1), by ? by : "?");
+    }
+}
+
+PP_TEST(lifecycle, multiprocessing_fork_workers_are_profiled, .timeout = 90)
+{
+    start_method(py, "fork");
+}
+
+PP_TEST(lifecycle, multiprocessing_forkserver_workers_are_profiled, .timeout = 90)
+{
+    start_method(py, "forkserver");
+}
+
+PP_TEST(lifecycle, multiprocessing_spawn_workers_are_profiled, .timeout = 90)
+{
+    start_method(py, "spawn");
+}

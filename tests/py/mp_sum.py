@@ -1,0 +1,33 @@
+"""line_profiler PR 431's example: Pool(3) summing 1..N, workers burning CPU.
+
+Usage: mp_sum.py START_METHOD
+"""
+import multiprocessing
+import sys
+
+
+def sum_worker(nums):
+    total = 0
+    for _ in range(40):
+        for n in nums:
+            total += n
+    return total // 40
+
+
+def sum_parallel(nums, nprocs, method):
+    # More chunks than workers, one per task, so that every worker gets work.
+    chunks = [nums[i::3 * nprocs] for i in range(3 * nprocs)]
+    with multiprocessing.get_context(method).Pool(nprocs) as pool:
+        return sum(pool.map(sum_worker, chunks, chunksize=1))
+
+
+def main():
+    method = sys.argv[1]
+    nums = list(range(1, 150001))
+    serial = sum_worker(nums)
+    parallel = sum_parallel(nums, 3, method)
+    print(f"sum {serial} {parallel}")
+
+
+if __name__ == "__main__":
+    main()
