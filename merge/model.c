@@ -1,2 +1,525 @@
-/* placeholder: being written */
-typedef int pp_placeholder_merge_model_c;
+/*
+ * model.c — from per-file tables to one merged picture.
+ *
+ * Files are decoded in parallel (reader.c); merging is sequential and
+ * touches each distinct (thread, stack, flags) of a file once, not each
+ * sample.  Functions are identified by (qualname, file, first line), frames
+ * by (function, line), and every process's stacks share one trie.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "pyprof/format.h"
+
+/* ------------------------------------------------------------ hashing */
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+    return mix(h);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    return q;
+}
+
+/* Generic index: find the slot whose stored index satisfies eq, or the
+ * empty slot where it belongs. */
+typedef int (*eq_fn)(const struct model *, uint32_t idx, const void *key);
+
+static size_t ix_find(const struct model *m, uint32_t *ix, size_t cap,
+                      uint64_t h, eq_fn eq, const void *key)
+{
+    size_t j = h & (cap - 1);
+    while (ix[j] && !eq(m, ix[j] - 1, key))
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+typedef uint64_t (*rehash_fn)(const struct model *, uint32_t idx);
+
+static void ix_grow(const struct model *m, uint32_t **ix, size_t *cap,
+                    size_t used, rehash_fn rh)
+{
+    if ((used + 1) * 2 <= *cap)
+        return;
+    size_t ncap = *cap ? *cap * 2 : 1024;
+    uint32_t *n = calloc(ncap, sizeof *n);
+    if (!n) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < *cap; i++)
+        if ((*ix)[i]) {
+            size_t j = rh(m, (*ix)[i] - 1) & (ncap - 1);
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = (*ix)[i];
+        }
+    free(*ix);
+    *ix = n;
+    *cap = ncap;
+}
+
+/* ------------------------------------------------------------ functions */
+
+struct func_key { const char *name, *file; uint32_t line; };
+
+static uint64_t func_hash(const char *name, const char *file, uint32_t line)
+{
+    return mix(hash_str(hash_str(1469598103934665603ULL, name), file) ^ line);
+}
+static uint64_t func_rehash(const struct model *m, uint32_t i)
+{
+    return func_hash(m->funcs[i].name, m->funcs[i].file, m->funcs[i].firstline);
+}
+static int func_eq(const struct model *m, uint32_t i, const void *k)
+{
+    const struct func_key *f = k;
+    return m->funcs[i].firstline == f->line && !strcmp(m->funcs[i].name, f->name) &&
+           !strcmp(m->funcs[i].file, f->file);
+}
+
+static uint32_t intern_func(struct model *m, const char *name, const char *file,
+                            const char *bare, uint32_t line)
+{
+    ix_grow(m, &m->func_ix, &m->func_ix_cap, m->nfuncs, func_rehash);
+    struct func_key k = { name, file, line };
+    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, func_hash(name, file, line),
+                       func_eq, &k);
+    if (m->func_ix[j])
+        return m->func_ix[j] - 1;
+    if (m->nfuncs == m->funcs_cap) {
+        m->funcs_cap = m->funcs_cap ? m->funcs_cap * 2 : 256;
+        m->funcs = xrealloc(m->funcs, m->funcs_cap * sizeof *m->funcs);
+    }
+    struct m_func *f = &m->funcs[m->nfuncs];
+    memset(f, 0, sizeof *f);
+    f->name = strdup(name);
+    f->file = strdup(file);
+    f->bare = strdup(bare);
+    f->firstline = line;
+    m->func_ix[j] = (uint32_t)++m->nfuncs;
+    return (uint32_t)(m->nfuncs - 1);
+}
+
+/* ------------------------------------------------------------ frames, trie */
+
+static uint64_t pair_hash(uint32_t a, uint32_t b)
+{
+    return mix(((uint64_t)a << 32) | b);
+}
+static uint64_t frame_rehash(const struct model *m, uint32_t i)
+{
+    return pair_hash(m->frames[i].func, (uint32_t)m->frames[i].line);
+}
+static int frame_eq(const struct model *m, uint32_t i, const void *k)
+{
+    const struct m_frame *f = k;
+    return m->frames[i].func == f->func && m->frames[i].line == f->line;
+}
+
+static uint32_t intern_frame(struct model *m, uint32_t func, int32_t line)
+{
+    ix_grow(m, &m->frame_ix, &m->frame_ix_cap, m->nframes, frame_rehash);
+    struct m_frame k = { func, line };
+    size_t j = ix_find(m, m->frame_ix, m->frame_ix_cap,
+                       pair_hash(func, (uint32_t)line), frame_eq, &k);
+    if (m->frame_ix[j])
+        return m->frame_ix[j] - 1;
+    if (m->nframes == m->frames_cap) {
+        m->frames_cap = m->frames_cap ? m->frames_cap * 2 : 1024;
+        m->frames = xrealloc(m->frames, m->frames_cap * sizeof *m->frames);
+    }
+    m->frames[m->nframes] = k;
+    m->frame_ix[j] = (uint32_t)++m->nframes;
+    return (uint32_t)(m->nframes - 1);
+}
+
+static uint64_t tnode_rehash(const struct model *m, uint32_t i)
+{
+    return pair_hash(m->tnodes[i].parent, m->tnodes[i].frame);
+}
+static int tnode_eq(const struct model *m, uint32_t i, const void *k)
+{
+    const struct m_tnode *t = k;
+    return m->tnodes[i].parent == t->parent && m->tnodes[i].frame == t->frame;
+}
+
+/* Trie node ids start at 1 (index + 1); 0 is the root. */
+static uint32_t intern_tnode(struct model *m, uint32_t parent, uint32_t frame)
+{
+    ix_grow(m, &m->tnode_ix, &m->tnode_ix_cap, m->ntnodes, tnode_rehash);
+    struct m_tnode k = { parent, frame };
+    size_t j = ix_find(m, m->tnode_ix, m->tnode_ix_cap, pair_hash(parent, frame),
+                       tnode_eq, &k);
+    if (m->tnode_ix[j])
+        return m->tnode_ix[j];
+    if (m->ntnodes == m->tnodes_cap) {
+        m->tnodes_cap = m->tnodes_cap ? m->tnodes_cap * 2 : 1024;
+        m->tnodes = xrealloc(m->tnodes, m->tnodes_cap * sizeof *m->tnodes);
+    }
+    m->tnodes[m->ntnodes] = k;
+    m->tnode_ix[j] = (uint32_t)++m->ntnodes;
+    return (uint32_t)m->ntnodes;
+}
+
+size_t model_path(const struct model *m, uint32_t leaf, uint32_t *out, size_t cap)
+{
+    size_t depth = 0;
+    for (uint32_t n = leaf; n; n = m->tnodes[n - 1].parent)
+        depth++;
+    size_t skip = depth > cap ? depth - cap : 0, k = depth - skip;
+    size_t i = depth;
+    for (uint32_t n = leaf; n; n = m->tnodes[n - 1].parent) {
+        i--;
+        if (i >= skip)
+            out[i - skip] = m->tnodes[n - 1].frame;
+    }
+    return k;
+}
+
+/* ------------------------------------------------------------ stacks */
+
+struct stack_key { uint32_t proc, thread, leaf; };
+
+static uint64_t stack_hash(uint32_t p, uint32_t t, uint32_t l)
+{
+    return mix(((uint64_t)p << 40) ^ ((uint64_t)t << 24) ^ l ^ ((uint64_t)l << 50));
+}
+static uint64_t stack_rehash(const struct model *m, uint32_t i)
+{
+    return stack_hash(m->stacks[i].proc, m->stacks[i].thread, m->stacks[i].leaf);
+}
+static int stack_eq(const struct model *m, uint32_t i, const void *k)
+{
+    const struct stack_key *s = k;
+    return m->stacks[i].proc == s->proc && m->stacks[i].thread == s->thread &&
+           m->stacks[i].leaf == s->leaf;
+}
+
+static void add_stack(struct model *m, uint32_t proc, uint32_t thread,
+                      uint32_t leaf, uint64_t count)
+{
+    ix_grow(m, &m->stack_ix, &m->stack_ix_cap, m->nstacks, stack_rehash);
+    struct stack_key k = { proc, thread, leaf };
+    size_t j = ix_find(m, m->stack_ix, m->stack_ix_cap,
+                       stack_hash(proc, thread, leaf), stack_eq, &k);
+    if (!m->stack_ix[j]) {
+        if (m->nstacks == m->stacks_cap) {
+            m->stacks_cap = m->stacks_cap ? m->stacks_cap * 2 : 1024;
+            m->stacks = xrealloc(m->stacks, m->stacks_cap * sizeof *m->stacks);
+        }
+        m->stacks[m->nstacks] = (struct m_stack){ proc, thread, leaf, 0 };
+        m->stack_ix[j] = (uint32_t)++m->nstacks;
+    }
+    m->stacks[m->stack_ix[j] - 1].count += count;
+}
+
+/* ------------------------------------------------------------ reading */
+
+struct job {
+    char *const *paths;
+    size_t n;
+    struct rd_file **files;
+    atomic_size_t next;
+};
+
+static void *reader_main(void *arg)
+{
+    struct job *j = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->n)
+            return NULL;
+        j->files[i] = rd_read(j->paths[i]);
+        if (!j->files[i]) {
+            fprintf(stderr, "pyprof-merge: out of memory reading %s\n", j->paths[i]);
+            exit(2);
+        }
+    }
+}
+
+static void read_all(struct job *j, int jobs)
+{
+    pthread_t t[16];
+    int started = 0;
+    if (jobs > 16)
+        jobs = 16;
+    for (int i = 1; i < jobs; i++)
+        if (pthread_create(&t[started], NULL, reader_main, j) == 0)
+            started++;
+    reader_main(j);
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* ------------------------------------------------------------ merging */
+
+static int keep_sample(const struct m_options *o, unsigned flags)
+{
+    if (o->mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
+        return 0;
+    if (o->mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
+        return 0;
+    if (o->exclude_idle && !(flags & PP_SAMPLE_ON_CPU))
+        return 0;
+    return 1;
+}
+
+static void add_file(struct model *m, uint32_t pi)
+{
+    struct m_proc *p = &m->procs[pi];
+    struct rd_file *f = p->f;
+    snprintf(p->id, sizeof p->id, "%016llx", (unsigned long long)f->uid);
+    if (f->parent_uid)
+        snprintf(p->parent_id, sizeof p->parent_id, "%016llx",
+                 (unsigned long long)f->parent_uid);
+    p->nthreads = f->nthreads;
+    p->threads = calloc(f->nthreads ? f->nthreads : 1, sizeof *p->threads);
+    for (size_t t = 0; t < f->nthreads; t++)
+        if (f->threads[t].name) {
+            p->threads[t].tid = f->threads[t].tid;
+            p->threads[t].name = strdup(f->threads[t].name);
+        }
+    m->missed += f->counters.missed;
+    m->dropped += f->counters.rejected;
+    m->sampler_cpu_ns += f->counters.sampler_cpu_ns;
+    if (f->has_header)
+        m->python_procs++;
+    if (m->opt.pid && f->pid != m->opt.pid)
+        return;
+
+    /* file code -> function, file node -> trie node (parents first) */
+    uint32_t *func = calloc(f->ncodes ? f->ncodes : 1, sizeof *func);
+    uint32_t *tn = calloc(f->nnodes ? f->nnodes : 1, sizeof *tn);
+    if (!func || !tn) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    for (size_t c = 1; c < f->ncodes; c++) {
+        const struct rd_code *k = &f->codes[c];
+        if (k->qualname || k->filename)
+            func[c] = intern_func(m, rd_string(f, k->qualname),
+                                  rd_string(f, k->filename), rd_string(f, k->name),
+                                  k->firstlineno);
+    }
+    for (size_t n = 1; n < f->nnodes; n++) {
+        const struct rd_node *k = &f->nodes[n];
+        if (!k->code)
+            continue;
+        uint32_t fr = intern_frame(m, func[k->code], k->line);
+        tn[n] = intern_tnode(m, k->parent ? tn[k->parent] : 0, fr);
+    }
+    uint32_t owner = p->folded_into >= 0 ? (uint32_t)p->folded_into : pi;
+    for (size_t i = 0; i < f->counts_cap; i++) {
+        const struct rd_count *c = &f->counts[i];
+        if (!c->count)
+            continue;
+        p->samples_all += c->count;
+        m->samples_all += c->count;
+        if (!keep_sample(&m->opt, c->flags))
+            continue;
+        p->samples += c->count;
+        m->samples += c->count;
+        if (c->thread < p->nthreads)
+            p->threads[c->thread].samples += c->count;
+        /* A folded process's threads are not the representative's. */
+        if (c->leaf)
+            add_stack(m, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
+    }
+    free(func);
+    free(tn);
+}
+
+static void argv_key(const struct rd_file *f, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < f->argc && n + 2 < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", f->argv[i]);
+}
+
+static void link_tree(struct model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        m->procs[i].parent = -1;
+        for (size_t k = 0; k < m->nprocs && m->procs[i].parent_id[0]; k++)
+            if (k != i && !strcmp(m->procs[k].id, m->procs[i].parent_id))
+                m->procs[i].parent = (long)k;
+    }
+}
+
+/* Identical worker processes (same argv, same parent) fold into the first. */
+static void fold(struct model *m)
+{
+    char a[4096], b[4096];
+    for (size_t i = 0; i < m->nprocs; i++) {
+        m->procs[i].folded_into = -1;
+        m->procs[i].folded = 1;
+    }
+    if (!m->opt.fold_workers)
+        return;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (!m->procs[i].f->has_header)
+            continue;
+        argv_key(m->procs[i].f, a, sizeof a);
+        for (size_t k = 0; k < i; k++) {
+            if (m->procs[k].folded_into >= 0 || !m->procs[k].f->has_header ||
+                m->procs[k].f->parent_uid != m->procs[i].f->parent_uid)
+                continue;
+            argv_key(m->procs[k].f, b, sizeof b);
+            if (!strcmp(a, b)) {
+                m->procs[i].folded_into = (long)k;
+                m->procs[k].folded++;
+                break;
+            }
+        }
+    }
+}
+
+static void count_functions(struct model *m)
+{
+    uint32_t stamp = 0;
+    for (size_t s = 0; s < m->nstacks; s++) {
+        const struct m_stack *st = &m->stacks[s];
+        stamp++;
+        uint32_t leaf = st->leaf;
+        m->funcs[m->frames[m->tnodes[leaf - 1].frame].func].self += st->count;
+        for (uint32_t n = leaf; n; n = m->tnodes[n - 1].parent) {
+            struct m_func *fn = &m->funcs[m->frames[m->tnodes[n - 1].frame].func];
+            if (fn->stamp != stamp) {
+                fn->stamp = stamp;
+                fn->total += st->count;
+            }
+        }
+    }
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+    const struct m_proc *x = a, *y = b;
+    if (x->f->start_ns != y->f->start_ns)
+        return x->f->start_ns < y->f->start_ns ? -1 : 1;
+    return strcmp(x->f->path, y->f->path);
+}
+
+struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
+                          int jobs)
+{
+    struct model *m = calloc(1, sizeof *m);
+    struct rd_file **files = calloc(n ? n : 1, sizeof *files);
+    if (!m || !files)
+        return NULL;
+    m->opt = *o;
+    struct job j = { .paths = paths, .n = n, .files = files };
+    atomic_init(&j.next, 0);
+    read_all(&j, jobs);
+
+    m->procs = calloc(n ? n : 1, sizeof *m->procs);
+    m->problems = calloc(n ? n : 1, sizeof *m->problems);
+    for (size_t i = 0; i < n; i++) {
+        struct rd_file *f = files[i];
+        if (f->problem)
+            m->problems[m->nproblems++] = (struct m_problem){
+                strdup(f->path), strdup(f->problem), f->samples };
+        if (f->has_header)
+            m->procs[m->nprocs++].f = f;
+        else
+            rd_free(f);       /* nothing usable; its problem says why */
+    }
+    free(files);
+    qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_start);
+    link_tree(m);
+    fold(m);
+    for (size_t i = 0; i < m->nprocs; i++)
+        add_file(m, (uint32_t)i);
+    count_functions(m);
+    return m;
+}
+
+void model_free(struct model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        for (size_t t = 0; t < m->procs[i].nthreads; t++)
+            free(m->procs[i].threads[t].name);
+        free(m->procs[i].threads);
+        rd_free(m->procs[i].f);
+    }
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        free(m->funcs[i].name);
+        free(m->funcs[i].file);
+        free(m->funcs[i].bare);
+    }
+    for (size_t i = 0; i < m->nproblems; i++) {
+        free((char *)m->problems[i].file);
+        free((char *)m->problems[i].error);
+    }
+    free(m->procs);
+    free(m->funcs);
+    free(m->frames);
+    free(m->tnodes);
+    free(m->stacks);
+    free(m->func_ix);
+    free(m->frame_ix);
+    free(m->tnode_ix);
+    free(m->stack_ix);
+    free(m->problems);
+    free(m);
+}
+
+int model_damaged(const struct model *m) { return m->nproblems > 0; }
+int model_empty(const struct model *m) { return m->nprocs == 0; }
+
+const char *model_started_by(int how)
+{
+    switch (how) {
+    case PP_START_ROOT:  return "root";
+    case PP_START_FORK:  return "fork";
+    case PP_START_EXEC:  return "exec";
+    case PP_START_SPAWN: return "spawn";
+    default:             return "unknown";
+    }
+}
+
+void model_exit_str(const struct m_proc *p, char *buf, size_t cap)
+{
+    const struct rd_file *f = p->f;
+    if (!f->complete)
+        snprintf(buf, cap, "unknown (file incomplete)");
+    else if (f->end_how == PP_END_EXIT)
+        snprintf(buf, cap, "exit %lld", (long long)f->end_value);
+    else if (f->end_how == PP_END_SIGNAL)
+        snprintf(buf, cap, "signal %lld", (long long)f->end_value);
+    else if (f->end_how == PP_END_EXEC)
+        snprintf(buf, cap, "exec");
+    else
+        snprintf(buf, cap, "ended");
+}
+
+void model_argv_str(const struct m_proc *p, char *buf, size_t cap)
+{
+    argv_key(p->f, buf, cap);
+}

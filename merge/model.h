@@ -1,1 +1,88 @@
-/* placeholder */
+/*
+ * model.h — every file of a run merged into one picture: the processes
+ * and who started whom, functions, and stacks as a trie of frames shared
+ * by all processes, with counts per (process, thread, stack).  Memory grows
+ * with distinct stacks, never with samples.
+ */
+#ifndef PYPROF_MERGE_MODEL_H
+#define PYPROF_MERGE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+
+enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL };
+
+struct m_options {
+    enum m_mode mode;
+    long pid;              /* only this pid; 0 = all                    */
+    int exclude_idle;      /* drop samples not on a CPU                 */
+    int fold_workers;      /* processes with identical argv become one  */
+};
+
+struct m_func {
+    char *name, *file, *bare;   /* qualname, filename, co_name           */
+    uint32_t firstline;
+    uint64_t self, total;
+    uint32_t stamp;             /* counting a function once per stack    */
+};
+
+struct m_frame { uint32_t func; int32_t line; };
+struct m_tnode { uint32_t parent, frame; };      /* trie; 0 = root        */
+
+struct m_thread { uint32_t tid; char *name; uint64_t samples; };
+
+struct m_proc {
+    struct rd_file *f;
+    char id[17], parent_id[17];
+    long parent;                 /* index of the parent process, -1 none */
+    long folded_into;            /* representative when folding, or -1   */
+    unsigned folded;             /* processes folded into this one       */
+    struct m_thread *threads;    /* indexed by the file's thread index    */
+    size_t nthreads;
+    uint64_t samples;            /* in the chosen mode                   */
+    uint64_t samples_all;        /* every sample read                    */
+};
+
+struct m_stack { uint32_t proc, thread, leaf; uint64_t count; };
+
+struct m_problem { const char *file; const char *error; uint64_t recovered; };
+
+struct model {
+    struct m_options opt;
+    struct m_proc *procs; size_t nprocs;
+    struct m_func *funcs; size_t nfuncs, funcs_cap;
+    struct m_frame *frames; size_t nframes, frames_cap;
+    struct m_tnode *tnodes; size_t ntnodes, tnodes_cap;
+    struct m_stack *stacks; size_t nstacks, stacks_cap;
+    /* hash indexes (open addressing, values are index + 1) */
+    uint32_t *func_ix, *frame_ix, *tnode_ix, *stack_ix;
+    size_t func_ix_cap, frame_ix_cap, tnode_ix_cap, stack_ix_cap;
+    struct m_problem *problems; size_t nproblems;
+    uint64_t samples, dropped;   /* in mode; rejected by the samplers     */
+    uint64_t missed, sampler_cpu_ns, samples_all;
+    unsigned python_procs;
+};
+
+/* Reads every path (files; directories are expanded by the caller) with
+ * `jobs` threads and merges them.  Returns NULL only when out of memory. */
+struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
+                          int jobs);
+void model_free(struct model *m);
+
+/* Frame ids of a trie node's stack, outermost first, into out (at most
+ * cap, the innermost ones kept); returns how many were written. */
+size_t model_path(const struct model *m, uint32_t leaf, uint32_t *out, size_t cap);
+
+/* Whether any input had a problem / nothing at all was readable. */
+int model_damaged(const struct model *m);
+int model_empty(const struct model *m);
+
+const char *model_started_by(int how);
+/* "exit 0", "signal 15", "exec", "running?" */
+void model_exit_str(const struct m_proc *p, char *buf, size_t cap);
+/* argv joined by spaces. */
+void model_argv_str(const struct m_proc *p, char *buf, size_t cap);
+
+#endif

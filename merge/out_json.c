@@ -1,2 +1,195 @@
-/* placeholder: being written */
-typedef int pp_placeholder_merge_out_json_c;
+/*
+ * out_json.c — the SPEC §6 document: totals, processes (with the tree as
+ * id/parent), functions, stacks with counts (outermost frame first), and
+ * problems.  Strings are escaped; non-UTF-8 bytes pass through as they
+ * were recorded (CPython strings are valid UTF-8).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "pyprof/format.h"
+
+static void str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", o);
+        else if (c == '\t')
+            fputs("\\t", o);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+static void counters(FILE *o, const struct rd_counters *c)
+{
+    fprintf(o, "{\"samples\": %llu, \"rejected\": %llu, \"missed\": %llu, "
+               "\"sampler_cpu_ns\": %llu, \"ticks\": %llu}",
+            (unsigned long long)c->samples, (unsigned long long)c->rejected,
+            (unsigned long long)c->missed, (unsigned long long)c->sampler_cpu_ns,
+            (unsigned long long)c->ticks);
+}
+
+static void process(FILE *o, const struct model *m, size_t i)
+{
+    const struct m_proc *p = &m->procs[i];
+    const struct rd_file *f = p->f;
+    fprintf(o, "    {\"id\": ");
+    str(o, p->id);
+    fprintf(o, ", \"parent\": ");
+    if (p->parent_id[0])
+        str(o, p->parent_id);
+    else
+        fputs("null", o);
+    fprintf(o, ", \"pid\": %lld, \"ppid\": %lld, \"started_by\": \"%s\", \"argv\": [",
+            (long long)f->pid, (long long)f->ppid, model_started_by(f->started_by));
+    for (size_t a = 0; a < f->argc; a++) {
+        fputs(a ? ", " : "", o);
+        str(o, f->argv[a]);
+    }
+    fprintf(o, "], \"executable\": ");
+    str(o, f->executable);
+    fprintf(o, ", \"python\": ");
+    str(o, f->python);
+    fprintf(o, ", \"host\": ");
+    str(o, f->hostname);
+    fprintf(o, ", \"start\": %.6f, \"end\": ", (double)f->start_ns / 1e9);
+    if (f->complete)
+        fprintf(o, "%.6f", (double)f->end_ns / 1e9);
+    else
+        fputs("null", o);
+    fputs(", \"exit\": ", o);
+    if (f->complete && f->end_how == PP_END_EXIT)
+        fprintf(o, "{\"code\": %lld}", (long long)f->end_value);
+    else if (f->complete && f->end_how == PP_END_SIGNAL)
+        fprintf(o, "{\"signal\": %lld}", (long long)f->end_value);
+    else if (f->complete && f->end_how == PP_END_EXEC)
+        fputs("{\"exec\": true}", o);
+    else
+        fputs("null", o);
+    fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"interval_ns\": %llu, "
+               "\"folded\": %u, \"counters\": ",
+            f->complete ? "true" : "false", (unsigned long long)p->samples,
+            (unsigned long long)f->interval_ns, p->folded);
+    counters(o, &f->counters);
+    fputs(", \"threads\": [", o);
+    int first = 1;
+    for (size_t t = 1; t < p->nthreads; t++) {
+        if (!p->threads[t].name)
+            continue;
+        fprintf(o, "%s{\"tid\": %u, \"name\": ", first ? "" : ", ", p->threads[t].tid);
+        str(o, p->threads[t].name);
+        fprintf(o, ", \"samples\": %llu}", (unsigned long long)p->threads[t].samples);
+        first = 0;
+    }
+    fputs("]}", o);
+}
+
+static int cmp_self(const void *a, const void *b, void *mv)
+{
+    const struct model *m = mv;
+    const struct m_func *x = &m->funcs[*(const uint32_t *)a],
+                        *y = &m->funcs[*(const uint32_t *)b];
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void frame(FILE *o, const char *name, const char *file, long line, int first)
+{
+    fprintf(o, "%s{\"name\": ", first ? "" : ", ");
+    str(o, name);
+    fputs(", \"file\": ", o);
+    str(o, file);
+    fprintf(o, ", \"line\": %ld}", line);
+}
+
+int out_json(FILE *o, const struct model *m, const struct out_options *opt)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        shown += m->procs[i].folded_into < 0;
+    fprintf(o, "{\"format\": \"pyprof-report\", \"version\": 1, \"mode\": \"%s\",\n",
+            out_mode_name(m->opt.mode));
+    fprintf(o, " \"totals\": {\"processes\": %zu, \"python_processes\": %u, "
+               "\"samples\": %llu, \"dropped\": %llu, \"missed\": %llu, "
+               "\"sampler_cpu_ns\": %llu, \"samples_all_modes\": %llu},\n",
+            m->nprocs, m->python_procs, (unsigned long long)m->samples,
+            (unsigned long long)m->dropped, (unsigned long long)m->missed,
+            (unsigned long long)m->sampler_cpu_ns,
+            (unsigned long long)m->samples_all);
+    fputs(" \"processes\": [\n", o);
+    size_t k = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (m->procs[i].folded_into >= 0)
+            continue;
+        process(o, m, i);
+        fputs(++k < shown ? ",\n" : "\n", o);
+    }
+    fputs(" ],\n \"functions\": [\n", o);
+    uint32_t *order = malloc((m->nfuncs ? m->nfuncs : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        order[i] = i;
+    qsort_r(order, m->nfuncs, sizeof *order, cmp_self, (void *)m);
+    size_t nf = 0;
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        const struct m_func *f = &m->funcs[order[i]];
+        if (!f->total)
+            continue;
+        fprintf(o, "%s    {\"name\": ", nf++ ? ",\n" : "");
+        str(o, f->name);
+        fputs(", \"file\": ", o);
+        str(o, f->file);
+        fprintf(o, ", \"line\": %u, \"self\": %llu, \"total\": %llu}", f->firstline,
+                (unsigned long long)f->self, (unsigned long long)f->total);
+    }
+    free(order);
+    fputs("\n ],\n \"stacks\": [\n", o);
+    uint32_t *path = malloc((PP_MAX_DEPTH + 1) * sizeof *path);
+    if (!path)
+        return -1;
+    for (size_t i = 0; i < m->nstacks; i++) {
+        const struct m_stack *s = &m->stacks[i];
+        const struct m_proc *p = &m->procs[s->proc];
+        uint32_t tid = s->thread && s->thread < p->nthreads ? p->threads[s->thread].tid : 0;
+        fprintf(o, "%s    {\"pid\": %lld, \"tid\": %u, \"count\": %llu, \"frames\": [",
+                i ? ",\n" : "", (long long)p->f->pid, tid,
+                (unsigned long long)s->count);
+        char a[256], b[256];
+        int g = out_group_frames(m, s, opt->group, a, b, sizeof a);
+        if (g >= 1)
+            frame(o, a, "", 0, 1);
+        if (g >= 2)
+            frame(o, b, "", 0, 0);
+        size_t depth = model_path(m, s->leaf, path, PP_MAX_DEPTH + 1);
+        for (size_t d = 0; d < depth; d++) {
+            const struct m_frame *fr = &m->frames[path[d]];
+            const struct m_func *fn = &m->funcs[fr->func];
+            frame(o, fn->name, fn->file, fr->line, g == 0 && d == 0);
+        }
+        fputs("]}", o);
+    }
+    free(path);
+    fputs("\n ],\n \"problems\": [\n", o);
+    for (size_t i = 0; i < m->nproblems; i++) {
+        fprintf(o, "%s    {\"file\": ", i ? ",\n" : "");
+        str(o, m->problems[i].file);
+        fputs(", \"error\": ", o);
+        str(o, m->problems[i].error);
+        fprintf(o, ", \"recovered\": %llu}", (unsigned long long)m->problems[i].recovered);
+    }
+    fputs("\n ]\n}\n", o);
+    return 0;
+}

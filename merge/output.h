@@ -1,1 +1,31 @@
-/* placeholder */
+/*
+ * output.h — one writer per report format, all reading the same model.
+ */
+#ifndef PYPROF_MERGE_OUTPUT_H
+#define PYPROF_MERGE_OUTPUT_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+enum out_group { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD };
+
+struct out_options {
+    enum out_group group;
+    size_t top;            /* rows of the top-function tables            */
+};
+
+int out_text(FILE *o, const struct model *m, const struct out_options *opt);
+int out_collapsed(FILE *o, const struct model *m, const struct out_options *opt);
+int out_json(FILE *o, const struct model *m, const struct out_options *opt);
+
+/* Shared by the writers (out_common.c). */
+const char *out_mode_name(enum m_mode mode);
+/* The extra root frames --group asks for, into a and b ("" if none);
+ * returns how many (0, 1 or 2). */
+int out_group_frames(const struct model *m, const struct m_stack *s,
+                     enum out_group g, char *a, char *b, size_t cap);
+/* Seconds between a process's first and last known moment. */
+double out_duration(const struct m_proc *p);
+
+#endif

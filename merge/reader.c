@@ -1,2 +1,519 @@
-/* placeholder: being written */
-typedef int pp_placeholder_merge_reader_c;
+/*
+ * reader.c — streaming, damage-tolerant decoding of one file.
+ *
+ * Input is untrusted: every length and id is checked before use, record
+ * payloads are bounded by PP_MAX_RECORD, and the tables of one file may not
+ * take more than READ_MEM_CAP bytes.  Damage never loses what came before
+ * it: zstd emits every block completed before a cut, and a record is kept
+ * as soon as it is whole.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "pyprof/format.h"
+#include "reader.h"
+
+#define READ_MEM_CAP  (512u << 20)
+#define IN_CHUNK      (128u << 10)
+
+struct parser {
+    struct rd_file *f;
+    uint8_t *buf;          /* decoded bytes not yet parsed */
+    size_t len, cap;
+    int seen_header;
+    int failed;            /* a problem was recorded: stop */
+};
+
+static void problem(struct parser *p, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    p->failed = 1;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    p->f->problem = strdup(msg);
+}
+
+static void *track(struct parser *p, void *old, size_t old_bytes, size_t bytes)
+{
+    if (p->f->allocated - old_bytes + bytes > READ_MEM_CAP) {
+        problem(p, "too large: tables exceed %u MiB", READ_MEM_CAP >> 20);
+        return NULL;
+    }
+    void *n = realloc(old, bytes ? bytes : 1);
+    if (!n) {
+        problem(p, "out of memory");
+        return NULL;
+    }
+    p->f->allocated = p->f->allocated - old_bytes + bytes;
+    return n;
+}
+
+/* Grows an id-indexed array so that index id exists. */
+static int grow(struct parser *p, void **arr, size_t *n, size_t elem, uint64_t id)
+{
+    if (id == 0 || id > PP_MAX_ID) {
+        problem(p, "corrupt: id %llu out of range", (unsigned long long)id);
+        return -1;
+    }
+    if (id < *n)
+        return 0;
+    size_t want = *n ? *n : 64;
+    while (want <= id)
+        want *= 2;
+    void *a = track(p, *arr, *n * elem, want * elem);
+    if (!a)
+        return -1;
+    memset((char *)a + *n * elem, 0, (want - *n) * elem);
+    *arr = a;
+    *n = want;
+    return 0;
+}
+
+struct cur { const uint8_t *p, *end; int bad; };
+
+static uint64_t get_v(struct cur *c)
+{
+    uint64_t v = 0;
+    if (pp_get_varint(&c->p, c->end, &v) != 0)
+        c->bad = 1;
+    return v;
+}
+
+static uint8_t get_u8(struct cur *c)
+{
+    if (c->p >= c->end) {
+        c->bad = 1;
+        return 0;
+    }
+    return *c->p++;
+}
+
+static uint64_t get_u64le(struct cur *c)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)get_u8(c) << (8 * i);
+    return v;
+}
+
+/* A string field; NUL-terminated copy (NULL on damage). */
+static char *get_str(struct parser *p, struct cur *c)
+{
+    uint64_t n = get_v(c);
+    if (c->bad || n > PP_MAX_STRING || n > (uint64_t)(c->end - c->p)) {
+        c->bad = 1;
+        return NULL;
+    }
+    char *s = track(p, NULL, 0, (size_t)n + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, c->p, (size_t)n);
+    s[n] = 0;
+    c->p += n;
+    return s;
+}
+
+static void rec_header(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    if ((size_t)(c->end - c->p) < PP_MAGIC_LEN ||
+        memcmp(c->p, PP_MAGIC, PP_MAGIC_LEN) != 0) {
+        problem(p, "not a pyprof file (no PYPROF header)");
+        return;
+    }
+    c->p += PP_MAGIC_LEN;
+    f->format_version = get_v(c);
+    if (f->format_version != PP_FORMAT_VERSION && !c->bad) {
+        problem(p, "format version %llu is not supported (this reader knows %d)",
+                (unsigned long long)f->format_version, PP_FORMAT_VERSION);
+        return;
+    }
+    f->pid = (int64_t)get_v(c);
+    f->ppid = (int64_t)get_v(c);
+    f->uid = get_u64le(c);
+    f->parent_uid = get_u64le(c);
+    f->started_by = get_u8(c);
+    f->start_ns = get_v(c);
+    f->interval_ns = get_v(c);
+    uint64_t argc = get_v(c);
+    if (c->bad || argc > PP_MAX_ARGV) {
+        problem(p, "corrupt: bad header");
+        return;
+    }
+    f->argv = track(p, NULL, 0, (size_t)(argc + 1) * sizeof *f->argv);
+    if (!f->argv)
+        return;
+    for (uint64_t i = 0; i < argc; i++) {
+        f->argv[i] = get_str(p, c);
+        if (!f->argv[i]) {
+            problem(p, "corrupt: bad argv in header");
+            return;
+        }
+        f->argc++;
+    }
+    f->argv[f->argc] = NULL;
+    f->executable = get_str(p, c);
+    f->python = get_str(p, c);
+    f->hostname = get_str(p, c);
+    f->header_flags = get_v(c);
+    if (!f->executable || !f->python || !f->hostname || c->bad) {
+        problem(p, "corrupt: truncated header record");
+        return;
+    }
+    f->last_tick_ns = f->start_ns;
+    f->has_header = 1;
+}
+
+static size_t count_slot(const struct rd_file *f, uint32_t t, uint32_t leaf,
+                         uint8_t flags)
+{
+    uint64_t h = ((uint64_t)t * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)leaf << 8 | flags);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    size_t j = (size_t)(h ^ (h >> 29)) & (f->counts_cap - 1);
+    while (f->counts[j].count &&
+           !(f->counts[j].thread == t && f->counts[j].leaf == leaf &&
+             f->counts[j].flags == flags))
+        j = (j + 1) & (f->counts_cap - 1);
+    return j;
+}
+
+static int add_count(struct parser *p, uint32_t t, uint32_t leaf, uint8_t flags)
+{
+    struct rd_file *f = p->f;
+    if ((f->counts_used + 1) * 2 > f->counts_cap) {
+        size_t cap = f->counts_cap ? f->counts_cap * 2 : 256;
+        struct rd_count *old = f->counts;
+        size_t oldcap = f->counts_cap;
+        struct rd_count *n = track(p, NULL, 0, cap * sizeof *n);
+        if (!n)
+            return -1;
+        memset(n, 0, cap * sizeof *n);
+        f->counts = n;
+        f->counts_cap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].count)
+                f->counts[count_slot(f, old[i].thread, old[i].leaf, old[i].flags)] = old[i];
+        p->f->allocated -= oldcap * sizeof *old;
+        free(old);
+    }
+    size_t j = count_slot(f, t, leaf, flags);
+    if (!f->counts[j].count) {
+        f->counts[j] = (struct rd_count){ t, leaf, flags, 0 };
+        f->counts_used++;
+    }
+    f->counts[j].count++;
+    f->samples++;
+    return 0;
+}
+
+static void rec_tick(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    uint64_t dt = get_v(c);
+    if (c->bad) {
+        problem(p, "corrupt: bad tick record");
+        return;
+    }
+    f->last_tick_ns += dt;
+    while (c->p < c->end) {
+        uint64_t t = get_v(c), leaf = get_v(c);
+        uint8_t flags = get_u8(c);
+        if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
+            leaf >= f->nnodes || (leaf && !f->nodes[leaf].code)) {
+            problem(p, "corrupt: sample refers to an undefined thread or stack");
+            return;
+        }
+        if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags) != 0)
+            return;
+    }
+}
+
+static void get_counters(struct cur *c, struct rd_counters *k)
+{
+    k->samples = get_v(c);
+    k->rejected = get_v(c);
+    k->missed = get_v(c);
+    k->sampler_cpu_ns = get_v(c);
+    k->ticks = get_v(c);
+}
+
+static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
+{
+    struct rd_file *f = p->f;
+    struct cur c = { data, data + len, 0 };
+    if (!p->seen_header) {
+        if (kind != PP_REC_HEADER) {
+            problem(p, "not a pyprof file (first record is not a header)");
+            return;
+        }
+        p->seen_header = 1;
+        rec_header(p, &c);
+        return;
+    }
+    f->complete = 0;
+    switch (kind) {
+    case PP_REC_STRING: {
+        uint64_t id = get_v(&c);
+        char *s = get_str(p, &c);
+        if (!s || c.bad) {
+            problem(p, "corrupt: bad string record");
+            return;
+        }
+        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0)
+            return;
+        free(f->strings[id]);
+        f->strings[id] = s;
+        return;
+    }
+    case PP_REC_CODE: {
+        uint64_t id = get_v(&c);
+        struct rd_code k;
+        k.qualname = (uint32_t)get_v(&c);
+        k.filename = (uint32_t)get_v(&c);
+        k.firstlineno = (uint32_t)get_v(&c);
+        k.name = (uint32_t)get_v(&c);
+        if (c.bad || k.qualname >= f->nstrings || k.filename >= f->nstrings ||
+            k.name >= f->nstrings) {
+            problem(p, "corrupt: bad code record");
+            return;
+        }
+        if (grow(p, (void **)&f->codes, &f->ncodes, sizeof *f->codes, id) != 0)
+            return;
+        f->codes[id] = k;
+        return;
+    }
+    case PP_REC_NODE: {
+        uint64_t id = get_v(&c), parent = get_v(&c), code = get_v(&c);
+        int64_t line = pp_unzigzag(get_v(&c));
+        /* A parent is always defined before its children: no cycles. */
+        if (c.bad || parent >= id || (parent && (parent >= f->nnodes ||
+            !f->nodes[parent].code)) || code == 0 || code >= f->ncodes ||
+            line < -1 || line > INT32_MAX) {
+            problem(p, "corrupt: bad stack node record");
+            return;
+        }
+        if (grow(p, (void **)&f->nodes, &f->nnodes, sizeof *f->nodes, id) != 0)
+            return;
+        f->nodes[id] = (struct rd_node){ (uint32_t)parent, (uint32_t)code,
+                                         (int32_t)line };
+        return;
+    }
+    case PP_REC_THREAD: {
+        uint64_t idx = get_v(&c), tid = get_v(&c);
+        char *name = get_str(p, &c);
+        if (!name || c.bad) {
+            problem(p, "corrupt: bad thread record");
+            return;
+        }
+        if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx) != 0) {
+            free(name);
+            return;
+        }
+        free(f->threads[idx].name);
+        f->threads[idx] = (struct rd_thread){ (uint32_t)tid, name };
+        return;
+    }
+    case PP_REC_TICK:
+        rec_tick(p, &c);
+        return;
+    case PP_REC_COUNTERS:
+        get_counters(&c, &f->counters);
+        f->has_counters = !c.bad;
+        return;
+    case PP_REC_END:
+        f->end_ns = get_v(&c);
+        f->end_how = get_u8(&c);
+        f->end_value = pp_unzigzag(get_v(&c));
+        get_counters(&c, &f->counters);
+        if (c.bad) {
+            problem(p, "corrupt: bad end record");
+            return;
+        }
+        f->has_counters = 1;
+        f->complete = 1;
+        return;
+    default:
+        return;    /* a later format's record: skipped by its length */
+    }
+}
+
+/* Parses every whole record in p->buf; keeps the incomplete tail. */
+static void parse(struct parser *p)
+{
+    size_t off = 0;
+    while (!p->failed && off < p->len) {
+        const uint8_t *q = p->buf + off + 1, *end = p->buf + p->len;
+        uint64_t len;
+        if (pp_get_varint(&q, end, &len) != 0) {
+            if (end - q >= 10)
+                problem(p, "corrupt: bad record length");
+            break;                       /* length not complete yet */
+        }
+        if (len > PP_MAX_RECORD) {
+            problem(p, "corrupt: record of %llu bytes", (unsigned long long)len);
+            break;
+        }
+        if ((uint64_t)(end - q) < len)
+            break;
+        record(p, p->buf[off], q, (size_t)len);
+        off = (size_t)(q + len - p->buf);
+    }
+    memmove(p->buf, p->buf + off, p->len - off);
+    p->len -= off;
+}
+
+static struct rd_file *new_file(const char *path)
+{
+    struct rd_file *f = calloc(1, sizeof *f);
+    if (f)
+        f->path = strdup(path);
+    return f;
+}
+
+/* Feeds compressed bytes; returns ZSTD's hint (0 = frame complete). */
+static size_t feed(struct parser *p, ZSTD_DCtx *z, const uint8_t *in, size_t n,
+                   size_t *hint)
+{
+    ZSTD_inBuffer ib = { in, n, 0 };
+    while (ib.pos < ib.size && !p->failed) {
+        if (p->cap - p->len < ZSTD_DStreamOutSize()) {
+            size_t cap = p->cap ? p->cap * 2 : 2 * ZSTD_DStreamOutSize();
+            if (cap > 2 * (PP_MAX_RECORD + ZSTD_DStreamOutSize()) && p->len > PP_MAX_RECORD) {
+                problem(p, "corrupt: record larger than the format allows");
+                break;
+            }
+            uint8_t *b = realloc(p->buf, cap);
+            if (!b) {
+                problem(p, "out of memory");
+                break;
+            }
+            p->buf = b;
+            p->cap = cap;
+        }
+        ZSTD_outBuffer ob = { p->buf + p->len, p->cap - p->len, 0 };
+        size_t r = ZSTD_decompressStream(z, &ob, &ib);
+        p->len += ob.pos;
+        if (ZSTD_isError(r)) {
+            parse(p);
+            problem(p, "corrupt: %s", ZSTD_getErrorName(r));
+            break;
+        }
+        *hint = r;
+        parse(p);
+    }
+    return ib.pos;
+}
+
+static void finish(struct parser *p, size_t hint, int any_input)
+{
+    if (!p->failed) {
+        if (!any_input)
+            problem(p, "empty file");
+        else if (hint != 0 || p->len)
+            problem(p, "truncated: the file ends inside a compressed block or record");
+        else if (!p->seen_header)
+            problem(p, "not a pyprof file (no records)");
+    }
+    free(p->buf);
+}
+
+static int zstd_magic(const uint8_t *b, size_t n)
+{
+    return n >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
+}
+
+struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len)
+{
+    struct rd_file *f = new_file(name);
+    if (!f)
+        return NULL;
+    struct parser p = { .f = f };
+    size_t hint = 0;
+    if (len && !zstd_magic(data, len)) {
+        problem(&p, "not a pyprof file (not zstd-compressed)");
+    } else {
+        ZSTD_DCtx *z = ZSTD_createDCtx();
+        if (z)
+            feed(&p, z, data, len, &hint);
+        else
+            problem(&p, "out of memory");
+        ZSTD_freeDCtx(z);
+    }
+    finish(&p, hint, len > 0);
+    return f;
+}
+
+struct rd_file *rd_read(const char *path)
+{
+    struct rd_file *f = new_file(path);
+    if (!f)
+        return NULL;
+    struct parser p = { .f = f };
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        problem(&p, "cannot open: %s", strerror(errno));
+        return f;
+    }
+    uint8_t *chunk = malloc(IN_CHUNK);
+    ZSTD_DCtx *z = ZSTD_createDCtx();
+    size_t hint = 0, total = 0;
+    if (!chunk || !z)
+        problem(&p, "out of memory");
+    while (!p.failed) {
+        size_t n = fread(chunk, 1, IN_CHUNK, in);
+        if (n == 0) {
+            if (ferror(in))
+                problem(&p, "read error: %s", strerror(errno));
+            break;
+        }
+        if (total == 0 && !zstd_magic(chunk, n)) {
+            problem(&p, "not a pyprof file (not zstd-compressed)");
+            break;
+        }
+        total += n;
+        feed(&p, z, chunk, n, &hint);
+    }
+    finish(&p, hint, total > 0);
+    ZSTD_freeDCtx(z);
+    free(chunk);
+    fclose(in);
+    return f;
+}
+
+const char *rd_string(const struct rd_file *f, uint32_t id)
+{
+    return id && id < f->nstrings && f->strings[id] ? f->strings[id] : "";
+}
+
+void rd_free(struct rd_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->argc; i++)
+        free(f->argv[i]);
+    free(f->argv);
+    free(f->executable);
+    free(f->python);
+    free(f->hostname);
+    for (size_t i = 0; i < f->nstrings; i++)
+        free(f->strings[i]);
+    free(f->strings);
+    free(f->codes);
+    free(f->nodes);
+    for (size_t i = 0; i < f->nthreads; i++)
+        free(f->threads[i].name);
+    free(f->threads);
+    free(f->counts);
+    free(f->problem);
+    free((char *)f->path);
+    free(f);
+}

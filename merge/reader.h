@@ -1,1 +1,70 @@
-/* placeholder */
+/*
+ * reader.h — one profile file, decoded.  The file is streamed through
+ * zstd; records are checked against format.h's limits; a file that ends
+ * early or goes bad keeps everything read before the damage and says what
+ * happened.  Samples are not kept one by one: they are counted per
+ * (thread, leaf node, flags), so memory follows distinct stacks.
+ */
+#ifndef PYPROF_MERGE_READER_H
+#define PYPROF_MERGE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd_code { uint32_t qualname, filename, name, firstlineno; };
+struct rd_node { uint32_t parent, code; int32_t line; };
+struct rd_thread { uint32_t tid; char *name; };
+struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
+
+struct rd_counters {
+    uint64_t samples, rejected, missed, sampler_cpu_ns, ticks;
+};
+
+struct rd_file {
+    const char *path;
+    /* header */
+    int has_header;
+    uint64_t format_version;
+    int64_t pid, ppid;
+    uint64_t uid, parent_uid;
+    int started_by;
+    uint64_t start_ns, interval_ns;
+    char **argv;
+    size_t argc;
+    char *executable, *python, *hostname;
+    uint64_t header_flags;
+    /* tables, indexed by id (0 unused) */
+    char **strings; size_t nstrings;
+    struct rd_code *codes; size_t ncodes;
+    struct rd_node *nodes; size_t nnodes;
+    struct rd_thread *threads; size_t nthreads;
+    /* (thread, leaf, flags) -> count, open addressing */
+    struct rd_count *counts; size_t counts_cap, counts_used;
+    uint64_t samples;            /* samples read                          */
+    uint64_t last_tick_ns;       /* start_ns + sum of dt                   */
+    struct rd_counters counters; /* last COUNTERS or END                   */
+    int has_counters;
+    /* end */
+    int complete;                /* the last record read was END          */
+    uint64_t end_ns;
+    int end_how;
+    int64_t end_value;
+    /* damage: NULL when the whole file was read */
+    char *problem;
+    /* allocation accounting for the per-file cap */
+    size_t allocated;
+};
+
+/* Reads path completely.  Always returns a file (with problem set when
+ * it could not be read to the end); NULL only when out of memory. */
+struct rd_file *rd_read(const char *path);
+
+/* Same, from a memory buffer holding the file's bytes (tests, fuzzing). */
+struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len);
+
+void rd_free(struct rd_file *f);
+
+/* The string with id, or "" for an unknown id. */
+const char *rd_string(const struct rd_file *f, uint32_t id);
+
+#endif

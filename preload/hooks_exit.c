@@ -19,6 +19,7 @@
 
 typedef void (*exit_fn)(int);
 static exit_fn real__exit, real__Exit;
+static int on_exit_registered;     /* inherited by fork children: once */
 
 static void at_exit(int status, void *arg)
 {
@@ -30,6 +31,18 @@ void pp_exit_init(void)
 {
     real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
     real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
+}
+
+/* Exit handlers run in reverse order of registration, and ld.so runs a
+ * preloaded library's constructor before __libc_start_main registers the
+ * loader's own destructor pass.  Registered from the constructor, ours would
+ * run after every ELF destructor, ours included, and never see the status.
+ * So it is registered once the program runs (the sampler's first file). */
+void pp_exit_register(void)
+{
+    if (on_exit_registered)
+        return;
+    on_exit_registered = 1;
     on_exit(at_exit, NULL);
 }
 

@@ -27,5 +27,7 @@ void pp_finish(int how, int value);
  * hooks_exit.c). */
 void pp_fork_init(void);
 void pp_exit_init(void);
+/* Registers the exit-status handler; called when the first file opens. */
+void pp_exit_register(void);
 
 #endif

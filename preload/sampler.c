@@ -190,6 +190,7 @@ static int open_file(void)
     }
     file_open = 1;
     pp_state.active = 1;
+    pp_exit_register();
     return 1;
 }
 
