@@ -38,6 +38,7 @@ struct thread_slot {
     uint32_t idx;           /* writer's thread index; 0 = free slot        */
     uintptr_t tstate;
     uint64_t cpu_ns;
+    uint64_t wall_ns;       /* tick time of the thread's previous sample   */
 };
 
 static pthread_t thread;
@@ -148,7 +149,7 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
 
 static void on_thread(void *ctx, const struct pyvm_thread *t)
 {
-    (void)ctx;
+    uint64_t now = *(const uint64_t *)ctx;
     uint64_t cpu = 0;
     /* A thread state whose OS thread is gone (the parent's threads in a
      * fork child, before CPython prunes them) is not sampled. */
@@ -157,10 +158,16 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)
         return;
+    /* On CPU = ran for at least half of the time since this thread's
+     * previous sample.  "Any CPU at all" would count a thread that only
+     * woke for a few microseconds (GIL hand-offs, timers) as busy; this
+     * way the cpu-mode count estimates CPU time without bias. */
     unsigned flags = t->flags;
-    if (s->cpu_ns != UINT64_MAX && cpu > s->cpu_ns)
+    if (s->cpu_ns != UINT64_MAX && cpu > s->cpu_ns &&
+        (cpu - s->cpu_ns) * 2 >= now - s->wall_ns)
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
+    s->wall_ns = now;
     writer_sample(s->idx, t, flags);
     counters.samples++;
 }
@@ -205,7 +212,7 @@ static void tick(void)
     if (pyvm_ready()) {
         unsigned rejected = 0;
         writer_tick_begin(now);
-        if (pyvm_sample(on_thread, NULL, &rejected) < 0)
+        if (pyvm_sample(on_thread, &now, &rejected) < 0)
             rejected++;
         writer_tick_end();
         counters.rejected += rejected;
