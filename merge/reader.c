@@ -228,7 +228,7 @@ static void rec_tick(struct parser *p, struct cur *c)
         uint64_t t = get_v(c), leaf = get_v(c);
         uint8_t flags = get_u8(c);
         if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
-            leaf >= f->nnodes || (leaf && !f->nodes[leaf].code)) {
+            (leaf && (leaf >= f->nnodes || !f->nodes[leaf].code))) {
             problem(p, "corrupt: sample refers to an undefined thread or stack");
             return;
         }

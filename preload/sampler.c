@@ -48,6 +48,7 @@ static _Atomic int request;
 static _Atomic int acked;
 static _Atomic int finishing;
 static int req_how, req_value;
+static int discard_on_finish;   /* exec of a fork child that never sampled */
 static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct pp_counters counters;
@@ -248,9 +249,19 @@ static int make_timer(timer_t *timer)
 static void serve_request(void)
 {
     pthread_mutex_lock(&tick_lock);
-    if (file_open > 0) {
-        flush(mono_ns());
-        writer_end(req_how, req_value, &counters);
+    if (discard_on_finish) {
+        if (file_open > 0)
+            writer_discard();
+        file_open = 0;
+        pp_state.active = 0;
+    } else {
+        /* An image that ends before its first tick still gets its file. */
+        if (file_open == 0)
+            open_file();
+        if (file_open > 0) {
+            flush(mono_ns());
+            writer_end(req_how, req_value, &counters);
+        }
     }
     pthread_mutex_unlock(&tick_lock);
 }
@@ -386,7 +397,15 @@ int pp_before_exec(void)
 {
     if (!pp_state.sampling || getpid() != pp_state.pid)
         return 0;
+    /* fork() then exec() at once (subprocess with preexec_fn, shells) is
+     * one way of spawning: the short-lived fork child leaves no file and
+     * the exec'd program names the fork child's parent as its own. */
+    discard_on_finish = pp_state.started_by == PP_START_FORK &&
+                        counters.samples == 0;
     pp_finish(PP_END_EXEC, 0);
+    if (discard_on_finish && pp_state.parent_uid)
+        pp_format_parent(pp_state.inherited_parent, pp_state.parent_uid,
+                         PP_START_SPAWN);
     return 1;
 }
 
@@ -397,5 +416,6 @@ void pp_exec_failed(int token)
     /* The END(exec) record stays; records after it tell the reader that
      * the image went on (format.h).  Same file, new zstd frame. */
     atomic_store(&finishing, 0);
+    discard_on_finish = 0;
     pp_state.sampling = sampler_start() == 0;
 }

@@ -640,4 +640,13 @@ void writer_forget(void)
         w.paths[i].len = 0;
 }
 
+void writer_discard(void)
+{
+    if (w.fd >= 0) {
+        close(w.fd);
+        unlink(w.path);
+    }
+    writer_forget();
+}
+
 uint64_t writer_bytes(void) { return w.bytes; }

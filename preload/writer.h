@@ -45,6 +45,9 @@ void writer_end(int how, int value, const struct pp_counters *c);
  * writing anything.  Async-signal-safe (no allocation, no locks). */
 void writer_forget(void);
 
+/* Closes and removes this image's file (it held nothing worth keeping). */
+void writer_discard(void);
+
 /* Bytes written to the file so far (compressed), for the log. */
 uint64_t writer_bytes(void);
 
