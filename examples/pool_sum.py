@@ -11,7 +11,7 @@ import sys
 
 def sum_worker(nums):
     total = 0
-    for _ in range(60):
+    for _ in range(150):
         for n in nums:
             total += n * n % 7
     return total
