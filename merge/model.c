@@ -338,15 +338,16 @@ static void add_file(struct model *m, uint32_t pi)
             continue;
         p->samples_all += c->count;
         m->samples_all += c->count;
-        if (!keep_sample(&m->opt, c->flags))
+        /* A thread state with no Python frame (a thread starting or ending,
+         * C code holding a thread state) has nothing to attribute to. */
+        if (!c->leaf || !keep_sample(&m->opt, c->flags))
             continue;
         p->samples += c->count;
         m->samples += c->count;
         if (c->thread < p->nthreads)
             p->threads[c->thread].samples += c->count;
         /* A folded process's threads are not the representative's. */
-        if (c->leaf)
-            add_stack(m, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
+        add_stack(m, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
     }
     free(func);
     free(tn);

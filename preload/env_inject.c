@@ -124,7 +124,9 @@ static char *parent_entry(int how, char *dst)
     const char *name = PP_ENV_PARENT "=";
     size_t nl = strlen(name);
     memcpy(dst, name, nl);
-    if (pp_state.active) {
+    /* A sampling image gets its file at its first tick at the latest (or
+     * when it ends), so it can be named before the file exists. */
+    if (pp_state.active || pp_state.sampling) {
         /* exec by the image itself replaces it; anything else (spawn, or an
          * exec in a vfork child sharing our memory) starts a new process */
         int h = how == PP_START_EXEC && getpid() == pp_state.pid ? PP_START_EXEC

@@ -152,6 +152,11 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
 {
     uint64_t now = *(const uint64_t *)ctx;
     uint64_t cpu = 0;
+    /* No Python frame: nothing to attribute.  This also covers a thread
+     * state not yet bound to its thread, which still carries its
+     * creator's native id and would be mistaken for it. */
+    if (!t->depth)
+        return;
     /* A thread state whose OS thread is gone (the parent's threads in a
      * fork child, before CPython prunes them) is not sampled. */
     if (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0)

@@ -1,0 +1,204 @@
+/*
+ * test_tree.c — the process tree (issue 3): every way of starting a Python
+ * child keeps it profiled and linked to its parent, intermediaries that are
+ * not Python write nothing, exec keeps the pid and starts a new file, and a
+ * pre-fork server is profiled master and workers alike.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define HZ 400
+
+static const struct pp_json *json_of(const struct pp_python *py, const char *dir)
+{
+    struct pp_result rep;
+    pp_merge(&rep, "json", NULL, dir);
+    pp_assert(py, rep.exited && rep.code == 0, "pyprof-merge: %s; stderr:\n%.2000s",
+              pp_describe(&rep), rep.err);
+    return pp_parse_json(py, &rep);
+}
+
+/* The pid of the process whose stacks contain a frame named fn, or -1. */
+static long pid_running(const struct pp_json *doc, const char *fn)
+{
+    const struct pp_json *stacks = pp_json_get(doc, "stacks");
+    for (size_t i = 0; stacks && i < stacks->n; i++) {
+        const struct pp_json *frames = pp_json_get(&stacks->items[i], "frames");
+        for (size_t k = 0; frames && k < frames->n; k++) {
+            const char *name = pp_json_str(&frames->items[k], "name");
+            if (name && !strcmp(name, fn))
+                return (long)pp_json_num(&stacks->items[i], "pid", -1);
+        }
+    }
+    return -1;
+}
+
+static const struct pp_json *proc_with_pid(const struct pp_json *doc, long pid,
+                                           const char *started_by)
+{
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        const char *by = pp_json_str(p, "started_by");
+        if ((long)pp_json_num(p, "pid", -1) == pid &&
+            (!started_by || (by && !strcmp(by, started_by))))
+            return p;
+    }
+    return NULL;
+}
+
+PP_TEST(tree, every_way_of_starting_a_python_child_profiles_it, .timeout = 120)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("spawns.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "spawns.py");
+    pp_assert(py, strstr(run.out, "spawned"), "spawns.py did not finish:\n%s", run.out);
+
+    const struct pp_json *doc = json_of(py, dir);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    const char *root = NULL;
+    for (size_t i = 0; procs && i < procs->n; i++)
+        if (!strcmp(pp_json_str(&procs->items[i], "started_by"), "root"))
+            root = pp_json_str(&procs->items[i], "id");
+    pp_assert(py, root, "no root process");
+    const char *tags[] = { "env_empty", "env_replaced", "posix_spawn", "system",
+                           "sh_c", "env_i", "preexec", "short" };
+    for (size_t t = 0; t < sizeof tags / sizeof *tags; t++) {
+        char fn[64];
+        snprintf(fn, sizeof fn, "kid_%s", tags[t]);
+        long pid = pid_running(doc, fn);
+        pp_expect(py, pid > 0, "%s: the child's function is not in the report", fn);
+        if (pid <= 0)
+            continue;
+        const struct pp_json *p = proc_with_pid(doc, pid, NULL);
+        const char *by = pp_json_str(p, "started_by"), *parent = pp_json_str(p, "parent");
+        pp_expect(py, by && !strcmp(by, "spawn"), "%s: started_by %s", fn, by);
+        pp_expect(py, parent && !strcmp(parent, root),
+                  "%s: parent %s, expected the root %s", fn, parent, root);
+        const struct pp_json *c = pp_json_get(p, "complete");
+        pp_expect(py, c && c->num == 1, "%s: file incomplete", fn);
+    }
+    /* root + 8 Python children; sh, cat and env wrote nothing */
+    pp_expect(py, pp_count_files(dir, "") == 9, "expected 9 files, found %zu",
+              pp_count_files(dir, ""));
+}
+
+PP_TEST(tree, exec_ends_one_file_and_starts_another_with_the_same_pid,
+        .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("exec_a.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "exec_a.py");
+    const struct pp_json *doc = json_of(py, dir);
+    long a = pid_running(doc, "work_a"), b = pid_running(doc, "work_b");
+    pp_assert(py, a > 0 && a == b, "work_a in pid %ld, work_b in pid %ld", a, b);
+    const struct pp_json *pa = proc_with_pid(doc, a, "root"),
+                         *pb = proc_with_pid(doc, a, "exec");
+    pp_assert(py, pa && pb, "expected a root image and an exec image of pid %ld", a);
+    pp_expect(py, pp_json_get(pa, "exit.exec") != NULL, "the first image did not end by exec");
+    pp_expect(py, pp_json_num(pb, "exit.code", -1) == 0, "the second image did not exit 0");
+    pp_expect(py, !strcmp(pp_json_str(pb, "parent"), pp_json_str(pa, "id")),
+              "the exec image does not name the first as parent");
+    pp_expect(py, pp_json_get(pa, "complete")->num == 1 &&
+                  pp_json_get(pb, "complete")->num == 1, "a file is incomplete");
+    pp_expect(py, pp_count_files(dir, ".zst") == 2, "expected 2 files");
+}
+
+/* Non-Python programs under the preload: same bytes out, same status. */
+Test(tree, non_python_commands_are_untouched, .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    char input[4096];
+    snprintf(input, sizeof input, "%s/in.txt", pp_tmpdir());
+    FILE *f = fopen(input, "w");
+    for (int i = 0; i < 100000; i++)
+        fprintf(f, "%08x line\n", (unsigned)(i * 2654435761u));
+    fclose(f);
+    const char *cmds[][5] = {
+        { "ls", "-la", "/usr/bin", NULL },
+        { "sh", "-c", "echo out; echo err >&2; exit 7", NULL },
+        { "sort", input, NULL },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        struct pp_result plain, pre;
+        pp_run(&plain, cmds[i], NULL, 30, NULL, NULL);
+        pp_run(&pre, cmds[i], pp_profile_env(dir, 0, NULL), 30, NULL, NULL);
+        cr_expect(plain.out_len == pre.out_len &&
+                  !memcmp(plain.out, pre.out, plain.out_len),
+                  "%s: stdout differs under the preload", cmds[i][0]);
+        cr_expect(!strcmp(plain.err, pre.err), "%s: stderr differs", cmds[i][0]);
+        cr_expect(plain.status == pre.status, "%s: %s vs %s", cmds[i][0],
+                  pp_describe(&pre), pp_describe(&plain));
+    }
+    cr_expect(pp_count_files(dir, "") == 0, "non-Python programs wrote files");
+}
+
+/* gunicorn from Debian (python3-gunicorn, run by /usr/bin/python3): master
+ * and 3 workers under pyprof-run, a bounded number of requests on
+ * 127.0.0.1, then SIGTERM to pyprof-run. */
+Test(tree, a_gunicorn_master_and_its_workers_are_profiled, .timeout = 120)
+{
+    if (access("/usr/lib/python3/dist-packages/gunicorn", F_OK) != 0) {
+        fprintf(stderr, "SKIP: gunicorn test: python3-gunicorn is not installed\n");
+        return;
+    }
+    const char *dir = pp_tmpdir();
+    char script[8192];
+    int port = 20000 + (int)(getpid() % 20000);
+    snprintf(script, sizeof script,
+             "%s -q -o %s -r %d -- /usr/bin/python3 -m gunicorn -w 3 -b 127.0.0.1:%d "
+             "--chdir %s gunicorn_app:app 2>/dev/null & P=$!; "
+             "/usr/bin/python3 %s %d 60; kill -TERM $P; wait $P; echo status=$?",
+             getenv("PYPROF_TEST_RUN"), dir, HZ, port, getenv("PYPROF_TEST_SCRIPTS"),
+             pp_script("http_client.py"), port);
+    const char *argv[] = { "sh", "-c", script, NULL };
+    struct pp_result run;
+    pp_run(&run, argv, NULL, 90, NULL, NULL);
+    cr_assert(strstr(run.out, "ok 60"), "requests failed:\n%s\n%s", run.out, run.err);
+    cr_assert(strstr(run.out, "status=0"), "pyprof-run did not exit with gunicorn's "
+              "status 0:\n%s", run.out);
+
+    struct pp_result rep;
+    pp_merge(&rep, "json", NULL, dir);
+    cr_assert(rep.exited && rep.code == 0, "pyprof-merge: %s\n%s", pp_describe(&rep), rep.err);
+    char err[256];
+    struct pp_json *doc = pp_json_parse(rep.out, err, sizeof err);
+    cr_assert_not_null(doc, "bad JSON: %s", err);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    int workers = 0, master = 0, incomplete = 0;
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        const char *by = pp_json_str(p, "started_by");
+        long pid = (long)pp_json_num(p, "pid", -1);
+        if (pp_json_get(p, "complete")->num != 1)
+            incomplete++;
+        if (!strcmp(by, "root"))
+            master++;
+        else if (!strcmp(by, "fork") && pid_running(doc, "handle_request") > 0) {
+            const struct pp_json *stacks = pp_json_get(doc, "stacks");
+            for (size_t s = 0; stacks && s < stacks->n; s++) {
+                if ((long)pp_json_num(&stacks->items[s], "pid", -1) != pid)
+                    continue;
+                const struct pp_json *fr = pp_json_get(&stacks->items[s], "frames");
+                int hit = 0;
+                for (size_t k = 0; fr && k < fr->n && !hit; k++)
+                    hit = !strcmp(pp_json_str(&fr->items[k], "name"), "handle_request");
+                if (hit) {
+                    workers++;
+                    break;
+                }
+            }
+        }
+    }
+    cr_expect(master == 1, "expected the master as the one root, found %d", master);
+    cr_expect(workers >= 2, "handle_request seen in %d workers", workers);
+    cr_expect(incomplete == 0, "%d files incomplete", incomplete);
+}
