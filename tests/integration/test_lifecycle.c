@@ -11,9 +11,9 @@
 #include "harness.h"
 
 #define HZ 400
-/* Sample-count floors are a quarter of the nominal rate: these programs
- * run more CPU-bound processes than this 2-core machine has cores, and
- * what is tested is that samples are kept, not the achieved rate. */
+/* These programs run more CPU-bound processes than a 2-core machine has
+ * cores: what is tested is that the samples taken are kept (against the
+ * ticks each process recorded), with loose floors on the rate achieved. */
 
 /* Samples of the stacks of process pid that contain function fn. */
 static double samples_in(const struct pp_json *doc, long pid, const char *fn)
@@ -100,19 +100,22 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
     const struct pp_json *doc = report(py, dir, 1);
     struct { long pid; const char *fn; double min; const char *exit_key;
              int exit_val; int complete; } want[] = {
-        { p_exit, "work_exit", 0.6 * HZ * 0.25, "code", 3, 1 },
-        { p_raise, "work_raise", 0.6 * HZ * 0.25, "code", 1, 1 },
-        { p_term, "work_term", 1.0 * HZ * 0.25, "signal", 15, 1 },
+        { p_exit, "work_exit", 0.6 * HZ * 0.1, "code", 3, 1 },
+        { p_raise, "work_raise", 0.6 * HZ * 0.1, "code", 1, 1 },
+        { p_term, "work_term", 1.0 * HZ * 0.1, "signal", 15, 1 },
         /* everything up to the last flush (PYPROF_FLUSH_MS = 200) */
-        { p_kill, "work_kill", (1.5 - 0.25) * HZ * 0.25, NULL, 0, 0 },
+        { p_kill, "work_kill", (1.5 - 0.25) * HZ * 0.1, NULL, 0, 0 },
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const struct pp_json *p = process_by_pid(doc, want[i].pid);
         pp_assert(py, p != NULL, "no process %ld (%s) in the report", want[i].pid,
                   want[i].fn);
         double n = samples_in(doc, want[i].pid, want[i].fn);
+        double ticks = pp_json_num(p, "counters.ticks", 0);
         pp_expect(py, n >= want[i].min, "%s: %.0f samples, expected at least %.0f",
                   want[i].fn, n, want[i].min);
+        pp_expect(py, n >= 0.8 * ticks, "%s: %.0f samples of %.0f ticks recorded",
+                  want[i].fn, n, ticks);
         const char *by = pp_json_str(p, "started_by");
         pp_expect(py, by && strcmp(by, "fork") == 0, "%s: started_by %s, expected fork",
                   want[i].fn, by ? by : "(none)");
@@ -154,7 +157,9 @@ PP_TEST(lifecycle, pool_terminate_keeps_every_busy_workers_samples,
         if (n <= 0)
             continue;
         busy++;
-        pp_expect(py, n >= 1.0 * HZ * 0.25, "worker %ld: only %.0f samples", pid, n);
+        double ticks = pp_json_num(p, "counters.ticks", 0);
+        pp_expect(py, n >= 1.0 * HZ * 0.1 && n >= 0.8 * ticks,
+                  "worker %ld: %.0f samples of %.0f ticks recorded", pid, n, ticks);
         pp_expect(py, pp_json_num(p, "exit.signal", -1) == 15,
                   "worker %ld did not end by SIGTERM in the report", pid);
         const struct pp_json *c = pp_json_get(p, "complete");

@@ -14,10 +14,18 @@ def sum_worker(nums):
     return total // 40
 
 
+def wait_for_all(barrier):
+    barrier.wait()
+
+
 def sum_parallel(nums, nprocs, method):
-    # More chunks than workers, one per task, so that every worker gets work.
+    # More chunks than workers, one per task, and every worker waits for the
+    # others before taking one, so that each gets work whatever the start
+    # method costs.
     chunks = [nums[i::3 * nprocs] for i in range(3 * nprocs)]
-    with multiprocessing.get_context(method).Pool(nprocs) as pool:
+    ctx = multiprocessing.get_context(method)
+    barrier = ctx.Barrier(nprocs)
+    with ctx.Pool(nprocs, initializer=wait_for_all, initargs=(barrier,)) as pool:
         return sum(pool.map(sum_worker, chunks, chunksize=1))
 
 
