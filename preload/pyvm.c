@@ -2,12 +2,13 @@
  * pyvm.c — finds this process's CPython, chooses its layout once, and
  * walks interpreters -> thread states -> frames from memory.
  *
- * Consistency: the walked thread keeps running.  After a walk the
- * thread's current frame pointer and that frame's code and caller are read
- * again; if any changed, the stack is walked again (twice at most) and
- * otherwise dropped and counted.  A busy thread's instruction pointer moves
- * all the time; that alone does not make a stack torn (the line comes from
- * the first read).
+ * Consistency: the walked thread keeps running.  A frame's callers are
+ * suspended while it lives, so a walk is consistent if the first frame it
+ * read is still alive afterwards (still in the thread's chain, same code,
+ * same caller), even if the thread has called deeper meanwhile.  Otherwise
+ * the stack is walked again (twice at most) and then dropped and counted.
+ * A busy thread's instruction pointer moves all the time; that alone does
+ * not make a stack torn (the line comes from the first read).
  *
  * Reuse: a caller's frame does not change while its callee runs, so the
  * outermost frames whose (address, code, instruction) equal those of the
@@ -48,7 +49,7 @@ static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
 /* What a frame looked like when last resolved. */
 struct raw_frame {
-    uintptr_t addr, code, instr;
+    uintptr_t addr, code, instr, prev;
     struct code_info *info;
     int32_t line;
 };
@@ -338,6 +339,7 @@ static int walk_frames(uintptr_t top, int *truncated)
         if (r < 0)
             return -1;
         if (r > 0) {
+            walk[n].prev = prev;
             walk[n].info = NULL;
             walk[n].line = owner;    /* owner, until resolved */
             n++;
@@ -424,6 +426,28 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
+/* Whether frame f (as read before) is within ALIVE_HOPS of the current
+ * top of the chain, unchanged. */
+#define ALIVE_HOPS 64
+static int still_alive(uintptr_t cur, const struct raw_frame *f, uintptr_t prev,
+                       int same_instr)
+{
+    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (read_frame(cur, &chk, &up, &owner) < 0)
+            return 0;
+        if (cur == f->addr)
+            return chk.code == f->code && up == prev &&
+                   (!same_instr || chk.instr == f->instr);
+        if (up == cur)
+            return 0;
+        cur = up;
+    }
+    return 0;
+}
+
 static uint32_t native_tid(const uint8_t *ts)
 {
     if (L->ts_native_tid) {
@@ -469,29 +493,30 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         uintptr_t top = current_frame(t, &ok);
         if (!ok)
             return 0;
-        int truncated;
+        int truncated = 0;
         int n = top ? walk_frames(top, &truncated) : 0;
         if (n < 0)
             continue;
-        struct raw_frame top_before = n ? walk[0] : (struct raw_frame){ 0 };
-        uintptr_t top_prev = 0;
-        if (n && safe_read_ptr(top_before.addr + L->fr_previous, &top_prev) != 0)
-            continue;
 
-        /* Re-read: same current frame, same code in it, same caller. */
+        /* The walk is consistent if the first frame read is still alive:
+         * its callers cannot change while it is, so everything read after
+         * it describes the moment it was read.  Alive = still in the
+         * thread's current chain (the thread may have called deeper), with
+         * the same code and caller. */
         uint8_t again[4096];
         if (safe_read(again, tstate, L->ts_read) != 0)
             return 0;
-        if (current_frame(again, &ok) != top || !ok)
+        uintptr_t now_top = current_frame(again, &ok);
+        if (!ok)
             continue;
-        if (n) {
-            struct raw_frame chk;
-            uintptr_t prev2;
-            int owner;
-            if (read_frame(top_before.addr, &chk, &prev2, &owner) < 0 ||
-                chk.code != top_before.code || prev2 != top_prev)
-                continue;
-        }
+        /* Or, when the innermost frame has already returned, its caller is
+         * still there at the same instruction: it was suspended in that
+         * call when the innermost frame was read (in one copy). */
+        if (n && !still_alive(now_top, &walk[0], walk[0].prev, 0) &&
+            !(n > 1 && still_alive(now_top, &walk[1], walk[1].prev, 1)))
+            continue;
+        if (!n && now_top != top)
+            continue;
 
         struct ts_cache *tc = ts_cache_for(tstate);
         uint32_t prev_seq = tc ? tc->seq : 0;
