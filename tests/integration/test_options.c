@@ -1,0 +1,102 @@
+/*
+ * test_options.c — PYPROF_FOLLOW, PYPROF_ONLY, programs that close every
+ * fd, folding identical workers, and pyprof-run's exit status.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define HZ 400
+
+PP_TEST(options, follow_0_profiles_the_command_only, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *env[] = { "PYPROF_FOLLOW=0", NULL };
+    const char *args[] = { pp_script("spawns.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, env, args);
+    pp_expect_ok(py, &run, "spawns.py");
+    pp_expect(py, pp_count_files(dir, ".zst") == 1,
+              "PYPROF_FOLLOW=0: expected only the command's file, found %zu",
+              pp_count_files(dir, ".zst"));
+}
+
+PP_TEST(options, only_profiles_matching_command_lines, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *env[] = { "PYPROF_ONLY=*kid.py env_i*", NULL };
+    const char *args[] = { pp_script("spawns.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, env, args);
+    pp_expect_ok(py, &run, "spawns.py");
+    pp_assert(py, pp_count_files(dir, ".zst") == 1,
+              "PYPROF_ONLY: expected 1 file, found %zu", pp_count_files(dir, ".zst"));
+    struct pp_result rep;
+    pp_merge(&rep, "collapsed", NULL, dir);
+    pp_expect(py, strstr(rep.out, "kid_env_i (") != NULL,
+              "the matching child (reached through env -i) is not in the report");
+}
+
+PP_TEST(options, closing_every_fd_does_not_lose_the_profile, .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("close_fds.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "close_fds.py");
+    pp_assert(py, strstr(run.out, "held 600"), "output changed: %s", run.out);
+    struct pp_result rep;
+    pp_merge(&rep, "json", NULL, dir);
+    pp_assert(py, rep.exited && rep.code == 0, "damaged: %s", rep.err);
+    const struct pp_json *doc = pp_parse_json(py, &rep);
+    pp_expect(py, pp_json_get(doc, "processes.0.complete")->num == 1, "file incomplete");
+    struct pp_result col;
+    pp_merge(&col, "collapsed", NULL, dir);
+    struct pp_profile prof;
+    pp_parse_collapsed(py, &col, &prof);
+    pp_expect(py, pp_count_with(&prof, "after_close") >= 0.6 * HZ * 0.25,
+              "only %ld samples after the fds were closed",
+              pp_count_with(&prof, "after_close"));
+}
+
+PP_TEST(options, fold_workers_reports_identical_workers_as_one, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("mp_sum.py"), "fork", NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "mp_sum.py");
+    struct pp_result rep;
+    const char *opts[] = { "--fold-workers", NULL };
+    pp_merge(&rep, "json", opts, dir);
+    const struct pp_json *doc = pp_parse_json(py, &rep);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    int folded3 = 0;
+    for (size_t i = 0; procs && i < procs->n; i++)
+        folded3 |= pp_json_num(&procs->items[i], "folded", 0) == 3;
+    pp_expect(py, procs && procs->n == 2 && folded3,
+              "expected the parent and one entry folding 3 workers, got %zu processes",
+              procs ? procs->n : 0);
+}
+
+Test(options, pyprof_run_exits_with_the_commands_status, .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    const char *run = getenv("PYPROF_TEST_RUN");
+    struct { const char *code; int exited, value; } cases[] = {
+        { "import sys; sys.exit(5)", 1, 5 },
+        { "import os; os.kill(os.getpid(), 9)", 1, 128 + 9 },
+        { "import os; os.kill(os.getpid(), 15)", 1, 128 + 15 },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const char *argv[] = { run, "-q", "-o", dir, "--", "/usr/bin/python3", "-c",
+                               cases[i].code, NULL };
+        struct pp_result r;
+        pp_run(&r, argv, NULL, 30, NULL, NULL);
+        cr_expect(r.exited && r.code == cases[i].value, "%s: pyprof-run %s, expected exit %d",
+                  cases[i].code, pp_describe(&r), cases[i].value);
+    }
+}
