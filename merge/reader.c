@@ -265,11 +265,14 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         uint64_t id = get_v(&c);
         char *s = get_str(p, &c);
         if (!s || c.bad) {
+            free(s);
             problem(p, "corrupt: bad string record");
             return;
         }
-        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0)
+        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0) {
+            free(s);
             return;
+        }
         free(f->strings[id]);
         f->strings[id] = s;
         return;
@@ -311,6 +314,7 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         uint64_t idx = get_v(&c), tid = get_v(&c);
         char *name = get_str(p, &c);
         if (!name || c.bad) {
+            free(name);
             problem(p, "corrupt: bad thread record");
             return;
         }
