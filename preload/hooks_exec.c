@@ -62,15 +62,20 @@ void pp_hooks_exec_init(void)
     char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
                                     var##_strings)
 
+/* An exec by this image: finish the file, exec with the patched
+ * environment `env`, resume the file if the exec returned. */
+#define EXEC_AROUND(envp, call)                                              \
+    int token = pp_before_exec();                                            \
+    PATCHED_ENV(env, envp, PP_START_EXEC);                                   \
+    int r = (call);                                                          \
+    int saved = errno;                                                       \
+    pp_exec_failed(token);                                                   \
+    errno = saved;                                                           \
+    return r
+
 PP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    int token = pp_before_exec();
-    PATCHED_ENV(env, envp, PP_START_EXEC);
-    int r = real_execve(path, argv, env);
-    int saved = errno;
-    pp_exec_failed(token);
-    errno = saved;
-    return r;
+    EXEC_AROUND(envp, real_execve(path, argv, env));
 }
 
 PP_EXPORT int execv(const char *path, char *const argv[])
@@ -80,13 +85,7 @@ PP_EXPORT int execv(const char *path, char *const argv[])
 
 PP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    int token = pp_before_exec();
-    PATCHED_ENV(env, envp, PP_START_EXEC);
-    int r = real_execvpe(file, argv, env);
-    int saved = errno;
-    pp_exec_failed(token);
-    errno = saved;
-    return r;
+    EXEC_AROUND(envp, real_execvpe(file, argv, env));
 }
 
 PP_EXPORT int execvp(const char *file, char *const argv[])
@@ -96,13 +95,7 @@ PP_EXPORT int execvp(const char *file, char *const argv[])
 
 PP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    int token = pp_before_exec();
-    PATCHED_ENV(env, envp, PP_START_EXEC);
-    int r = real_fexecve(fd, argv, env);
-    int saved = errno;
-    pp_exec_failed(token);
-    errno = saved;
-    return r;
+    EXEC_AROUND(envp, real_fexecve(fd, argv, env));
 }
 
 int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -114,13 +107,7 @@ PP_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
         errno = ENOSYS;
         return -1;
     }
-    int token = pp_before_exec();
-    PATCHED_ENV(env, envp, PP_START_EXEC);
-    int r = real_execveat(dirfd, path, argv, env, flags);
-    int saved = errno;
-    pp_exec_failed(token);
-    errno = saved;
-    return r;
+    EXEC_AROUND(envp, real_execveat(dirfd, path, argv, env, flags));
 }
 
 /* execl-style argument lists, copied to the stack. */
