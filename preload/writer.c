@@ -230,25 +230,40 @@ static const char *arena_copy(const char *s, size_t n)
     return d;
 }
 
-static int grow_strs(void)
+/* Doubles an open-addressing table of elem-byte slots, re-placing every
+ * slot that hash() says is used (hash 0 = empty). */
+static int grow_table(void **table, size_t *cap, size_t elem, size_t first,
+                      uint64_t (*hash)(const void *slot))
 {
-    size_t cap = w.strs_cap ? w.strs_cap * 2 : 1024;
-    struct str_slot *t = calloc(cap, sizeof *t);
+    size_t ncap = *cap ? *cap * 2 : first;
+    char *t = calloc(ncap, elem);
     if (!t)
         return -1;
-    for (size_t i = 0; i < w.strs_cap; i++) {
-        struct str_slot *o = &w.strs[i];
-        if (!o->hash)
+    for (size_t i = 0; i < *cap; i++) {
+        const char *o = (const char *)*table + i * elem;
+        uint64_t h = hash(o);
+        if (!h)
             continue;
-        size_t j = o->hash & (cap - 1);
-        while (t[j].hash)
-            j = (j + 1) & (cap - 1);
-        t[j] = *o;
+        size_t j = h & (ncap - 1);
+        while (hash(t + j * elem))
+            j = (j + 1) & (ncap - 1);
+        memcpy(t + j * elem, o, elem);
     }
-    free(w.strs);
-    w.strs = t;
-    w.strs_cap = cap;
+    free(*table);
+    *table = t;
+    *cap = ncap;
     return 0;
+}
+
+static uint64_t str_slot_hash(const void *slot)
+{
+    return ((const struct str_slot *)slot)->hash;
+}
+
+static int grow_strs(void)
+{
+    return grow_table((void **)&w.strs, &w.strs_cap, sizeof *w.strs, 1024,
+                      str_slot_hash);
 }
 
 static uint32_t string_id(const char *s)
@@ -310,32 +325,23 @@ static inline size_t node_hash(uint32_t parent, uint32_t code, int32_t line)
     return (size_t)(h ^ (h >> 32));
 }
 
+static uint64_t node_slot_hash(const void *slot)
+{
+    const struct node_slot *n = slot;
+    return n->id ? (node_hash(n->parent, n->code, n->line) | 1) : 0;
+}
+
 static int grow_nodes(void)
 {
-    size_t cap = w.nodes_cap ? w.nodes_cap * 2 : 4096;
-    struct node_slot *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < w.nodes_cap; i++) {
-        struct node_slot *o = &w.nodes[i];
-        if (!o->id)
-            continue;
-        size_t j = node_hash(o->parent, o->code, o->line) & (cap - 1);
-        while (t[j].id)
-            j = (j + 1) & (cap - 1);
-        t[j] = *o;
-    }
-    free(w.nodes);
-    w.nodes = t;
-    w.nodes_cap = cap;
-    return 0;
+    return grow_table((void **)&w.nodes, &w.nodes_cap, sizeof *w.nodes, 4096,
+                      node_slot_hash);
 }
 
 static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
 {
     if ((w.nodes_used + 1) * 2 > w.nodes_cap && grow_nodes() != 0)
         return 0;
-    size_t j = node_hash(parent, code, line) & (w.nodes_cap - 1);
+    size_t j = (node_hash(parent, code, line) | 1) & (w.nodes_cap - 1);
     for (; w.nodes[j].id; j = (j + 1) & (w.nodes_cap - 1))
         if (w.nodes[j].parent == parent && w.nodes[j].code == code &&
             w.nodes[j].line == line)
