@@ -571,8 +571,16 @@ void writer_thread(uint32_t idx, uint32_t native_tid, const char *name)
 
 void writer_tick_begin(uint64_t mono_ns)
 {
-    uint64_t dt = mono_ns > w.last_tick_ns ? mono_ns - w.last_tick_ns : 0;
-    w.last_tick_ns = mono_ns;
+    /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
+     * jitter are noise that zstd cannot compress, and the remainder is
+     * carried to the next tick so that times never drift. */
+    uint64_t dt = 0;
+    if (mono_ns > w.last_tick_ns) {
+        dt = (mono_ns - w.last_tick_ns) & ~(uint64_t)1023;
+        w.last_tick_ns += dt;
+    } else {
+        w.last_tick_ns = mono_ns;
+    }
     w.tick_len = pp_put_varint(w.tick, dt);
 }
 
