@@ -31,13 +31,9 @@ void pp_fork_init(void)
 
 static void become_child(void)
 {
-    /* A parent that has no file yet (interpreter not started) cannot be
-     * named; the child then descends from whoever the parent descends from. */
-    int started_by = pp_state.started_by;
-    if (pp_state.active) {
-        pp_state.parent_uid = pp_state.uid;
-        started_by = PP_START_FORK;
-    }
+    /* The parent samples (fork() is only wrapped then), so it has or will
+     * have a file even if its first tick has not come yet: name it. */
+    pp_state.parent_uid = pp_state.uid;
     pp_state.active = 0;
     pp_state.sampling = 0;
     pp_state.uid = pp_new_uid();
@@ -46,7 +42,7 @@ static void become_child(void)
     writer_forget();
     sampler_reset_child();
     pyvm_after_fork();
-    pp_start(started_by);
+    pp_start(PP_START_FORK);
 }
 
 PP_EXPORT pid_t fork(void)
