@@ -9,9 +9,10 @@
  * every process draws its stacks from a shared "program" of 400 functions
  * in 40 source files, so that processes share most stacks.  A file's
  * distinct stacks (its trie, every NODE record) are fixed by its index and
- * written before the first tick, so the set of distinct stacks does not
- * depend on TOTAL_SAMPLES: merging 5 M and 50 M samples must then take the
- * same memory.  Samples repeat the thread's previous stack with high
+ * written before the first tick, and every thread visits each of its
+ * stacks with each flags value early on, so the distinct (thread, stack,
+ * flags) do not depend on TOTAL_SAMPLES once files hold 1,440 samples or
+ * more: merging 5 M and 50 M samples must then take the same memory.  Samples repeat the thread's previous stack with high
  * probability and otherwise pick by a skewed distribution, like a real
  * profile.  Files are zstd level 3, flushed with a COUNTERS record every
  * 200 ticks, and end with an END record, like the writer's.
@@ -34,6 +35,7 @@
 #define NSRC        40
 #define NSTACKS     2000     /* in the shared program                     */
 #define PER_FILE    300      /* stacks one process uses                   */
+#define PER_THREAD  60       /* stacks one thread uses                    */
 #define MAX_DEPTH   48
 #define FLUSH_TICKS 200
 #define RAW_CAP     (256u << 10)
@@ -289,21 +291,31 @@ static int write_file(const char *dir, unsigned idx, uint64_t samples,
         emit_buf(PP_REC_THREAD, &b);
     }
 
-    uint32_t cur[8];
+    /* Each thread uses PER_THREAD of the file's stacks.  The first
+     * 3 * PER_THREAD ticks visit every (stack, flags) pair of every thread
+     * once, so that any file of at least 3 * PER_THREAD * 8 samples holds
+     * all the distinct (thread, stack, flags) of its larger versions. */
+    static const unsigned flag_set[3] = { 0, PP_SAMPLE_ON_CPU,
+                                          PP_SAMPLE_ON_CPU | PP_SAMPLE_HOLDS_GIL };
+    unsigned cur[8];
     for (unsigned t = 0; t < nthreads; t++)
-        cur[t] = leaf[skewed(PER_FILE)];
+        cur[t] = 0;
     uint64_t ticks = (samples + nthreads - 1) / nthreads, done = 0;
     for (uint64_t k = 0; k < ticks && done < samples; k++) {
         b.len = 0;
         vput(&b, 1000000 - 20000 + below(40000));
         for (unsigned t = 0; t < nthreads && done < samples; t++, done++) {
-            if (below(10) < 3)
-                cur[t] = leaf[skewed(PER_FILE)];
+            unsigned fl;
+            if (k < 3 * PER_THREAD) {
+                cur[t] = (unsigned)(k % PER_THREAD);
+                fl = flag_set[k / PER_THREAD];
+            } else {
+                if (below(10) < 3)
+                    cur[t] = skewed(PER_THREAD);
+                fl = flag_set[below(4) ? 1 + (t == k % nthreads) : 0];
+            }
             vput(&b, t + 1);
-            vput(&b, cur[t]);
-            unsigned fl = below(4) ? PP_SAMPLE_ON_CPU : 0;
-            if (t == k % nthreads && fl)
-                fl |= PP_SAMPLE_HOLDS_GIL;
+            vput(&b, leaf[(t * 37 + cur[t] * 5) % PER_FILE]);
             b.p[b.len++] = (uint8_t)fl;
         }
         emit_buf(PP_REC_TICK, &b);

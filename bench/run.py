@@ -710,8 +710,9 @@ class Bench:
                 " ".join("%.2f" % x for x in os.getloadavg())),
             "interpreter: %s (Python %s); default PYPROF_HZ %d; source %s" % (
                 self.py, ver, self.hz_default, head),
-            "method: medians of %d alternating rounds (rotating order); overheads are medians"
-            " of per-round ratios; shared noisy 2-core VM: +-1-2 %% is within noise" % self.reps,
+            "method: medians of alternating rounds in rotating order (figure 1: %d, figures"
+            " 2/3/5: %d); overheads are medians of per-round ratios; shared noisy 2-core VM:"
+            " +-1-2 %% is within noise" % (self.reps, 3 if self.quick else 5),
         ]
 
     def table(self):
