@@ -293,9 +293,19 @@ PP_TEST(core, a_900_deep_recursion_is_recorded_to_full_depth,
     pp_expect(py, deepest->depth == 902 && pp_frame_is(deepest->frames[0], "<module>"),
               "the deepest stack should be <module> + 901 x rec, it has %zu "
               "frames and starts with %s", deepest->depth, deepest->frames[0]);
-    pp_expect(py, at_bottom >= HZ / 2 / 2,
-              "the bottom of the recursion ran 0.5 s at %d Hz but only "
-              "%ld samples have the full depth", HZ, at_bottom);
+    /* Relative to what the sampler achieved, not to the rate asked: on a
+     * loaded 2-core CI machine the sampler thread may lose ticks, but the
+     * bottom of the recursion is ~90 % of the run, so most samples taken
+     * must be of the full stack. A torn or truncated deep read would show
+     * here as a shorter stack or as a rejected sample. */
+    pp_expect(py, at_bottom >= 25 && at_bottom * 10 >= prof.total * 7,
+              "the bottom of the recursion is most of the run, but only "
+              "%ld of %ld samples have the full depth", at_bottom, prof.total);
+    const struct pp_json *doc = json_report(py, dir, "wall");
+    double taken = pp_json_num(doc, "totals.samples", -1);
+    double rejected = pp_json_num(doc, "totals.dropped", -1);
+    pp_expect(py, taken > 0 && rejected >= 0 && rejected * 10 <= taken,
+              "%g of %g deep samples rejected as torn", rejected, taken);
 }
 
 /* --------------------------------------------------------- truncation */
