@@ -7,7 +7,7 @@
  * line of key=value pairs per file for bench/run.py:
  *
  *   file, size (compressed bytes), raw (decoded bytes), complete (END seen),
- *   samples/rejected/missed/cpu_ns/ticks (last COUNTERS or END record),
+ *   samples/rejected/missed/cpu_ns/ticks/tick_ns (last COUNTERS or END record),
  *   tick_records, entries (thread-samples counted in TICK records),
  *   threads, nodes, codes, strings, hz, start_ns, end_ns (realtime),
  *   span_ns (sum of TICK dt), bytes_<kind> (decoded bytes per record kind),
@@ -141,14 +141,14 @@ static size_t comp_at(const struct decoded *d, size_t raw_end)
 }
 
 struct stats {
-    uint64_t counters[5];    /* samples rejected missed cpu_ns ticks */
+    uint64_t counters[6];    /* samples rejected missed cpu_ns ticks tick_ns */
     int complete, have_counters;
     uint64_t tick_records, entries, threads, nodes, codes, strings;
     uint64_t hz, start_ns, end_ns, span_ns, dt_sum;
     uint64_t kind_bytes[9];
     /* per COUNTERS record: raw end offset, thread-samples so far, time */
     struct cmark {
-        size_t raw; uint64_t entries, t_ns, c[5]; int end;
+        size_t raw; uint64_t entries, t_ns, c[6]; int end;
     } *cm;
     size_t ncm, capcm;
 };
@@ -232,6 +232,9 @@ static const char *parse(const struct decoded *d, struct stats *s)
             for (int i = 0; i < 5; i++)
                 if (pp_get_varint(&q, qe, &s->counters[i]))
                     return "bad counters";
+            /* tick_ns: newer files only */
+            if (q >= qe || pp_get_varint(&q, qe, &s->counters[5]))
+                s->counters[5] = 0;
             s->have_counters = 1;
             if (grow((void **)&s->cm, &s->capcm, s->ncm + 1, sizeof *s->cm))
                 return "out of memory";
@@ -263,9 +266,9 @@ static int dump(const char *path, int steady)
         err = parse(&d, &s);
     printf("file=%s size=%zu raw=%zu complete=%d truncated=%d", path, n, d.len,
            s.complete, d.truncated);
-    static const char *names[5] = { "samples", "rejected", "missed", "cpu_ns",
-                                    "ticks" };
-    for (int i = 0; i < 5; i++)
+    static const char *names[6] = { "samples", "rejected", "missed", "cpu_ns",
+                                    "ticks", "tick_ns" };
+    for (int i = 0; i < 6; i++)
         printf(" %s=%llu", names[i], (unsigned long long)s.counters[i]);
     printf(" counters=%d tick_records=%llu entries=%llu threads=%llu"
            " nodes=%llu codes=%llu strings=%llu hz=%llu start_ns=%llu"
@@ -291,9 +294,9 @@ static int dump(const char *path, int steady)
         size_t a = 0;
         while (a + 1 < b && s.cm[a].t_ns < half)
             a++;
-        static const char *sn[5] = { "samples", "rejected", "missed", "cpu_ns",
-                                     "ticks" };
-        for (int i = 0; i < 5; i++)
+        static const char *sn[6] = { "samples", "rejected", "missed", "cpu_ns",
+                                     "ticks", "tick_ns" };
+        for (int i = 0; i < 6; i++)
             printf(" steady_c_%s=%llu", sn[i],
                    (unsigned long long)(s.cm[b].c[i] - s.cm[a].c[i]));
         printf(" steady_samples=%llu steady_ns=%llu",

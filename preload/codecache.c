@@ -43,8 +43,13 @@ void codecache_new_tick(void)
     tick++;
 }
 
+static uint32_t evictions;
+
+uint32_t codecache_evictions(void) { return evictions; }
+
 static void drop(struct code_info *c)
 {
+    evictions++;
     free((char *)c->qualname);
     if (c->name != c->qualname)
         free((char *)c->name);

@@ -42,6 +42,10 @@ struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr);
  * (it belongs to a frame that has not changed). */
 struct code_info *codecache_peek(uintptr_t addr);
 
+/* Changes whenever an entry is dropped: while it has not changed, every
+ * pointer the cache handed out still points to the same code object. */
+uint32_t codecache_evictions(void);
+
 /* Marks the start of a sample: entries used from now on are not evicted
  * until the next call, so pointers handed out stay valid for one sample. */
 void codecache_new_tick(void);

@@ -52,12 +52,14 @@ struct raw_frame {
     uintptr_t addr, code, instr, prev;
     struct code_info *info;
     int32_t line;
+    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
 };
 
 struct ts_cache {
     uintptr_t tstate;
     uint32_t seen;                 /* tick when last used              */
     uint32_t seq;                  /* number of the last sample taken  */
+    uint32_t evictions;            /* codecache_evictions() when saved */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
 };
@@ -268,21 +270,31 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
                       int *owner)
 {
     uint8_t raw[512];
-    if (safe_read(raw, f, L->fr_read) != 0)
-        return -1;
-    memcpy(prev, raw + L->fr_previous, sizeof *prev);
-    memcpy(&rf->code, raw + L->fr_code, sizeof rf->code);
+    const uint8_t *base;
+    if (pp_guard_env) {
+        /* Inside a guarded section every read is a plain load: read the
+         * three or four fields in place rather than copy the frame. */
+        if (!safe_read_plausible(f, L->fr_read))
+            return -1;
+        base = (const uint8_t *)f;
+    } else {
+        if (safe_read(raw, f, L->fr_read) != 0)
+            return -1;
+        base = raw;
+    }
+    memcpy(prev, base + L->fr_previous, sizeof *prev);
+    memcpy(&rf->code, base + L->fr_code, sizeof rf->code);
     rf->code &= ~L->code_tag_mask;
     rf->addr = f;
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;
-        memcpy(&lasti, raw + L->fr_instr, sizeof lasti);
+        memcpy(&lasti, base + L->fr_instr, sizeof lasti);
         rf->instr = (uintptr_t)(intptr_t)lasti;
         return rf->code ? 1 : 0;
     }
-    memcpy(&rf->instr, raw + L->fr_instr, sizeof rf->instr);
-    *owner = raw[L->fr_owner];
+    memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
+    *owner = base[L->fr_owner];
     if (L->owner_skip_min >= 0 && *owner >= L->owner_skip_min &&
         *owner <= L->owner_skip_max)
         return 0;
@@ -321,15 +333,14 @@ static int has_cycle(int n)
 }
 
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
- * depth, -1 on failure; *truncated when the stack was deeper than kept. */
+ * depth, -1 on failure; *truncated when the walk stopped at the depth cap
+ * (a real deep stack, or a loop: the caller tells them apart). */
 static int walk_frames(uintptr_t top, int *truncated)
 {
     int n = 0;
     *truncated = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
-            if (has_cycle(n))
-                return -1;
             *truncated = 1;
             break;
         }
@@ -341,7 +352,7 @@ static int walk_frames(uintptr_t top, int *truncated)
         if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
-            walk[n].line = owner;    /* owner, until resolved */
+            walk[n].owner = owner;
             n++;
         }
         if (prev == f)
@@ -351,10 +362,9 @@ static int walk_frames(uintptr_t top, int *truncated)
     return n;
 }
 
-/* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
- * resolved for unchanged outer frames.  Returns the resolved depth
- * (incomplete frames dropped), -1 when a code object is unreadable. */
-static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
+/* The outermost frames of walk[0..n) whose (address, code, instruction)
+ * equal those of the tstate's previous sample. */
+static unsigned count_same(const struct ts_cache *tc, int n)
 {
     unsigned same = 0;
     if (tc)
@@ -364,19 +374,37 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
                 break;
             same++;
         }
+    return same;
+}
+
+/* Gives the reused outer frames their code entry and line.  With no
+ * eviction since the tstate's cache was saved its pointers are still
+ * good; otherwise each is looked up again (and pinned for this tick).
+ * Returns how many could be reused. */
+static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
+                            int trusted)
+{
     for (unsigned i = 0; i < same; i++) {
         struct raw_frame *a = &walk[n - 1 - i];
-        a->info = codecache_peek(a->code);
-        if (!a->info) {            /* evicted meanwhile: resolve afresh */
-            same = i;
-            break;
-        }
+        a->info = trusted ? tc->frames[i].info : codecache_peek(a->code);
+        if (!a->info)              /* evicted meanwhile: resolve afresh */
+            return i;
         a->line = tc->frames[i].line;
     }
-    int kept = 0;
+    return same;
+}
+
+/* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
+ * resolved for unchanged outer frames.  Returns the resolved depth
+ * (incomplete frames dropped), -1 when a code object is unreadable. */
+static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    int trusted = tc && tc->evictions == ev;
+    unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
     for (int i = n - 1 - (int)same; i >= 0; i--) {
         struct raw_frame *a = &walk[i];
-        int owner = a->line;
+        int owner = a->owner;
         a->info = codecache_get(L, a->code);
         if (!a->info)
             return -1;
@@ -392,6 +420,14 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
         if (a->line < 0 && lasti < 0)
             a->line = a->info->firstlineno;
     }
+    /* Trusted reused entries were not pinned: if resolving the rest
+     * evicted anything, look them up again (a gone one: start over). */
+    if (trusted && same && codecache_evictions() != ev &&
+        reuse_outer(tc, n, same, 0) != same) {
+        tc->depth = 0;
+        return resolve(tc, n, same_outer);
+    }
+    int kept = 0;
     for (int i = 0; i < n; i++)
         if (walk[i].info) {
             out[kept].code = walk[i].info;
@@ -410,14 +446,18 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
             }
         }
         if (tc->cap >= (unsigned)n) {
-            for (int i = 0; i < n; i++)
+            /* Trusted reused outer frames are already there as they are;
+             * looked-up ones may have a new entry. */
+            int from = trusted && codecache_evictions() == ev ? (int)same : 0;
+            for (int i = from; i < n; i++)
                 tc->frames[i] = walk[n - 1 - i];
             tc->depth = (unsigned)n;
+            tc->evictions = codecache_evictions();
         } else {
             tc->depth = 0;
         }
         /* Frames dropped as incomplete are not reusable. */
-        for (unsigned i = 0; i < tc->depth; i++)
+        for (unsigned i = same; i < tc->depth; i++)
             if (!tc->frames[i].info) {
                 tc->depth = i;
                 break;
@@ -446,6 +486,51 @@ static int still_alive(uintptr_t cur, const struct raw_frame *f, uintptr_t prev,
         cur = up;
     }
     return 0;
+}
+
+/* The walk is consistent if the first frame read is still alive: its
+ * callers cannot change while it is, so everything read after it
+ * describes the moment it was read.  Alive = still in the thread's
+ * current chain (the thread may have called deeper), with the same code
+ * and caller.  Or, when the innermost frame has already returned, its
+ * caller is still there at the same instruction: it was suspended in that
+ * call when the innermost frame was read (in one copy).  Returns the
+ * depth, -1 for a torn or unreadable stack (try again), -2 when the
+ * thread state itself is gone. */
+static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
+{
+    int ok = 1;
+    uintptr_t top = current_frame(t, &ok);
+    if (!ok)
+        return -2;
+    int n = top ? walk_frames(top, truncated) : 0;
+    if (n < 0)
+        return -1;
+    uintptr_t now_top = rd_ptr(tstate + L->ts_frame, &ok);
+    if (ok && L->ts_frame_kind == TS_FRAME_CFRAME && now_top)
+        now_top = rd_ptr(now_top + L->cframe_current, &ok);
+    if (!ok)
+        return -2;
+    if (n && !still_alive(now_top, &walk[0], walk[0].prev, 0) &&
+        !(n > 1 && still_alive(now_top, &walk[1], walk[1].prev, 1)))
+        return -1;
+    if (!n && now_top != top)
+        return -1;
+    return n;
+}
+
+/* walk_checked in one guarded section: nothing in it but reads. */
+static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated)
+{
+    sigjmp_buf env;
+    if (sigsetjmp(env, 0)) {
+        safe_section_faulted();
+        return -1;
+    }
+    safe_section_arm(&env);
+    int n = walk_checked(tstate, t, truncated);
+    safe_section_end();
+    return n;
 }
 
 static uint32_t native_tid(const uint8_t *ts)
@@ -484,38 +569,18 @@ static uintptr_t gil_holder(uintptr_t interp, int *ok)
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          pyvm_thread_fn fn, void *ctx)
 {
-    int ok = 1;
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;
-        uintptr_t top = current_frame(t, &ok);
-        if (!ok)
-            return 0;
         int truncated = 0;
-        int n = top ? walk_frames(top, &truncated) : 0;
+        int n = read_stack(tstate, t, &truncated);
+        if (n == -2)
+            return 0;
         if (n < 0)
             continue;
-
-        /* The walk is consistent if the first frame read is still alive:
-         * its callers cannot change while it is, so everything read after
-         * it describes the moment it was read.  Alive = still in the
-         * thread's current chain (the thread may have called deeper), with
-         * the same code and caller. */
-        uint8_t again[4096];
-        if (safe_read(again, tstate, L->ts_read) != 0)
-            return 0;
-        uintptr_t now_top = current_frame(again, &ok);
-        if (!ok)
-            continue;
-        /* Or, when the innermost frame has already returned, its caller is
-         * still there at the same instruction: it was suspended in that
-         * call when the innermost frame was read (in one copy). */
-        if (n && !still_alive(now_top, &walk[0], walk[0].prev, 0) &&
-            !(n > 1 && still_alive(now_top, &walk[1], walk[1].prev, 1)))
-            continue;
-        if (!n && now_top != top)
+        if (truncated && has_cycle(n))
             continue;
 
         struct ts_cache *tc = ts_cache_for(tstate);

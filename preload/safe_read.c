@@ -29,23 +29,16 @@ static uint64_t faults;
 static int proc_mem_fd = -1;
 static pid_t proc_mem_pid;
 
-static __thread sigjmp_buf *guard_env __attribute__((tls_model("initial-exec")));
+__thread sigjmp_buf *pp_guard_env __attribute__((tls_model("initial-exec")));
 
 static void guard(int sig, void *info, void *uctx)
 {
-    sigjmp_buf *env = guard_env;
+    sigjmp_buf *env = pp_guard_env;
     (void)sig; (void)info; (void)uctx;
     if (env) {
-        guard_env = NULL;
+        pp_guard_env = NULL;
         siglongjmp(*env, 1);
     }
-}
-
-/* x86_64 user space ends below 2^47; anything else faults with a general
- * protection error, which is cheaper to refuse here. */
-static int plausible(uintptr_t src, size_t n)
-{
-    return src >= 4096 && src + n >= src && src + n <= (1ULL << 47);
 }
 
 static int read_guarded(void *dst, uintptr_t src, size_t n)
@@ -55,12 +48,25 @@ static int read_guarded(void *dst, uintptr_t src, size_t n)
         faults++;
         return -1;
     }
-    guard_env = &env;
+    pp_guard_env = &env;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     memcpy(dst, (const void *)src, n);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    guard_env = NULL;
+    pp_guard_env = NULL;
     return 0;
+}
+
+void safe_section_arm(sigjmp_buf *env)
+{
+    if (path != PATH_GUARD)
+        return;
+    pp_guard_env = env;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void safe_section_faulted(void)
+{
+    faults++;
 }
 
 static int read_vm(void *dst, uintptr_t src, size_t n)
@@ -90,9 +96,9 @@ static int read_proc_mem(void *dst, uintptr_t src, size_t n)
     return -1;
 }
 
-int safe_read(void *dst, uintptr_t src, size_t n)
+int safe_read_slow(void *dst, uintptr_t src, size_t n)
 {
-    if (!plausible(src, n))
+    if (!safe_read_plausible(src, n))
         return -1;
     switch (path) {
     case PATH_GUARD:    return read_guarded(dst, src, n);

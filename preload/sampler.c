@@ -223,6 +223,7 @@ static void tick(void)
         writer_tick_end();
         counters.rejected += rejected;
         counters.ticks++;
+        counters.tick_ns += mono_ns() - now;
     }
     if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
         flush(now);

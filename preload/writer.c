@@ -607,6 +607,7 @@ static void counters(int kind, const struct pp_counters *c, struct buf *b)
     put_varint(b, c->missed);
     put_varint(b, c->sampler_cpu_ns);
     put_varint(b, c->ticks);
+    put_varint(b, c->tick_ns);
     emit(kind, b);
 }
 

@@ -17,6 +17,7 @@ struct pp_counters {
     uint64_t missed;         /* timer expirations we could not serve       */
     uint64_t sampler_cpu_ns; /* CPU time of the sampler thread             */
     uint64_t ticks;          /* ticks served                               */
+    uint64_t tick_ns;        /* wall time inside ticks (excl. wake-ups)    */
 };
 
 /* Creates PYPROF_OUT if needed and a new file for this image (pp_state)

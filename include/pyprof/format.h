@@ -57,7 +57,10 @@ enum pp_record_kind {
     PP_REC_TICK     = 6,
     /* Running totals, written with every flush so that a file cut short
      * (SIGKILL) still says how the sampler was doing:
-     * samples rejected ticks_missed sampler_cpu_ns ticks */
+     * samples rejected ticks_missed sampler_cpu_ns ticks tick_ns
+     * tick_ns (absent in files from earlier builds = unknown) is the
+     * wall time spent inside ticks: sampler_cpu_ns minus it is what the
+     * thread's wake-ups cost, which is the kernel's, not ours. */
     PP_REC_COUNTERS = 7,
     /* end_ns:varint how:u8 (PP_END_*) value:zigzag, then the same five
      * counters as PP_REC_COUNTERS.  Last record of a complete file. */
