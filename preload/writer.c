@@ -470,6 +470,22 @@ static int alloc_buffers(void)
     return 0;
 }
 
+int writer_prepare(void)
+{
+    if (w.cctx)
+        return 0;
+    if (alloc_buffers() != 0)
+        return -1;
+    /* zstd sizes and clears its tables on the first frame: do it now, off
+     * the tick path, rather than in the first flush. */
+    uint8_t probe = 0;
+    ZSTD_inBuffer in = { &probe, 1, 0 };
+    ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+    ZSTD_compressStream2(w.cctx, &out, &in, ZSTD_e_end);
+    ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    return 0;
+}
+
 static uint64_t now_ns(clockid_t clk)
 {
     struct timespec ts;
@@ -477,7 +493,8 @@ static uint64_t now_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void write_header(char *const *argv, uint64_t interval_ns)
+static void write_header(char *const *argv, uint64_t interval_ns,
+                         uint64_t start_ns)
 {
     static uint8_t tmp[PP_MAX_RECORD];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -490,7 +507,7 @@ static void write_header(char *const *argv, uint64_t interval_ns)
     put_u64le(&b, pp_state.parent_uid);
     if (b.len < b.cap)
         b.p[b.len++] = (uint8_t)pp_state.started_by;
-    put_varint(&b, now_ns(CLOCK_REALTIME));
+    put_varint(&b, start_ns);
     put_varint(&b, interval_ns);
     unsigned argc = 0;
     while (argv && argv[argc] && argc < PP_MAX_ARGV)
@@ -517,6 +534,10 @@ static void write_header(char *const *argv, uint64_t interval_ns)
 
 int writer_open(char *const *argv, uint64_t interval_ns)
 {
+    /* The file's account (its start, the ticks' time base, the deadlines
+     * counted as missed) starts here, before the work of creating it. */
+    uint64_t start_ns = now_ns(CLOCK_REALTIME);
+    uint64_t start_mono = now_ns(CLOCK_MONOTONIC);
     if (alloc_buffers() != 0) {
         pp_warn("out of memory; this process is not profiled");
         return -1;
@@ -550,9 +571,9 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     w.gen++;
     w.next_string = w.next_code = w.next_node = 0;
     w.raw_len = 0;
-    w.last_tick_ns = now_ns(CLOCK_MONOTONIC);
+    w.last_tick_ns = start_mono;
     ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
-    write_header(argv, interval_ns);
+    write_header(argv, interval_ns, start_ns);
     pp_log(1, "profiling into %s", w.path);
     return 0;
 }
@@ -574,12 +595,13 @@ void writer_tick_begin(uint64_t mono_ns)
     /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
      * jitter are noise that zstd cannot compress, and the remainder is
      * carried to the next tick so that times never drift. */
+    /* A tick stamped before the file's start (the one that created it)
+     * counts as at the start; moving the base back would put every later
+     * tick that much too late. */
     uint64_t dt = 0;
     if (mono_ns > w.last_tick_ns) {
         dt = (mono_ns - w.last_tick_ns) & ~(uint64_t)1023;
         w.last_tick_ns += dt;
-    } else {
-        w.last_tick_ns = mono_ns;
     }
     w.tick_len = pp_put_varint(w.tick, dt);
 }

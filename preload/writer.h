@@ -20,6 +20,11 @@ struct pp_counters {
     uint64_t tick_ns;        /* wall time inside ticks (excl. wake-ups)    */
 };
 
+/* Allocates the buffers and the compressor before the first tick, so that
+ * neither the file's creation nor its first flush costs ticks.  Optional
+ * (writer_open does what is missing); -1 when out of memory. */
+int writer_prepare(void);
+
 /* Creates PYPROF_OUT if needed and a new file for this image (pp_state)
  * and writes its header.  argv is the image's argv (NULL-terminated).
  * Returns 0, or -1 with one message on stderr. */

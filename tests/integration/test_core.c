@@ -265,6 +265,54 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
               "JSON mode is %s with --mode cpu", pp_json_str(cpu, "mode"));
 }
 
+/* ------------------------------------------------------- tick accounting */
+
+/* Every deadline of the rate asked is either served (a tick) or counted
+ * as missed, whatever the load: the report's "rate achieved" and "missed
+ * ticks" must add up to the run.  At 2 kHz the sampler sleeps on its
+ * timer; at 50 kHz it polls the clock (pyprof(7)).  Only the time before
+ * the interpreter is ready (start-up) has no deadlines to count. */
+static void check_deadlines(const struct pp_python *py, int hz)
+{
+    struct pp_result run;
+    const char *args[] = { "0.6", NULL };
+    const char *dir = profile_script(py, hz, NULL, "burn.py", args, &run);
+    const struct pp_json *doc = json_report(py, dir, "wall");
+    double start = pp_json_num(doc, "processes.0.start", -1);
+    double end = pp_json_num(doc, "processes.0.end", -1);
+    double ticks = pp_json_num(doc, "processes.0.counters.ticks", -1);
+    double missed = pp_json_num(doc, "processes.0.counters.missed", -1);
+    double samples = pp_json_num(doc, "processes.0.counters.samples", -1);
+    pp_assert(py, start > 0 && end > start && ticks > 0 && missed >= 0,
+              "%d Hz: start %g end %g ticks %g missed %g", hz, start, end,
+              ticks, missed);
+    double deadlines = (end - start) * hz;
+    pp_expect(py, ticks + missed >= deadlines * 0.8 &&
+                  ticks + missed <= deadlines * 1.02 + 2,
+              "%d Hz for %.3f s is %.0f deadlines, but %g ticks + %g missed",
+              hz, end - start, deadlines, ticks, missed);
+    pp_expect(py, samples >= ticks * 0.9 && samples <= ticks,
+              "%d Hz: %g samples in %g ticks of one busy thread", hz,
+              samples, ticks);
+    struct pp_profile prof;
+    collapsed_report(py, dir, &prof);
+    long burn = pp_count_with(&prof, "burn");
+    pp_expect(py, burn * 10 >= prof.total * 7,
+              "%d Hz: burn in %ld of %ld samples", hz, burn, prof.total);
+}
+
+PP_TEST(core, every_deadline_is_served_or_counted_missed_when_sleeping,
+        .timeout = 120)
+{
+    check_deadlines(py, 2000);
+}
+
+PP_TEST(core, every_deadline_is_served_or_counted_missed_when_polling,
+        .timeout = 120)
+{
+    check_deadlines(py, 50000);
+}
+
 /* ---------------------------------------------------------- recursion */
 
 PP_TEST(core, a_900_deep_recursion_is_recorded_to_full_depth,
