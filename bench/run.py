@@ -93,7 +93,7 @@ class Bench:
         self.lib = os.path.join(self.build, ".libs", "libpyprof.so")
         self.merge = os.path.join(self.build, "pyprof-merge")
         self.tool = {t: os.path.join(self.build, "bench", t)
-                     for t in ("pp-dump", "pp-gen", "pp-spawn")}
+                     for t in ("pp-dump", "pp-gen", "pp-spawn", "pp-waker")}
         self.py = a.python
         self.tmp = tempfile.mkdtemp(prefix="pyprof-bench-")
         self.rows = []
@@ -259,8 +259,24 @@ class Bench:
                        if pyspy else None)
         return w
 
+    def with_waker(self, hz, argv):
+        """Runs argv while another process does nothing but wake a thread
+        hz times a second (bench/pp-waker): the machine's own cost of a
+        timer-driven sampler at that rate, with no stack read at all."""
+        w = subprocess.Popen([self.tool["pp-waker"], "sleep", str(hz), "3600"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            time.sleep(0.05)
+            return self.run(argv)
+        finally:
+            w.kill()
+            w.wait()
+
     def overhead(self, py, workloads, rates, reps, target_s, label="", extra=True):
         configs = ["off"] + ["hz%d" % h for h in rates]
+        if extra:
+            configs += ["wake%d" % h for h in rates]
         prefix = {}
         if extra:
             configs.append("cprofile")
@@ -287,6 +303,8 @@ class Bench:
                     elif c.startswith("hz"):
                         r, tot = self.profiled(argv, int(c[2:]))
                         sampler[wl, c].append(tot)
+                    elif c.startswith("wake"):
+                        r = self.with_waker(int(c[4:]), argv)
                     elif c == "cprofile":
                         env = self.base_env()
                         env["BENCH_CPROFILE_DIR"] = self.outdir("cprof")
@@ -338,8 +356,11 @@ class Bench:
                 name = "%d Hz%s" % (h, " (default)" if h == self.hz_default else "")
                 self.add(1, "overhead %s @ %s" % (wl, name), res,
                          "<= %d %%" % round(tgt * 100), verdict)
+                fl = self.ratio(times, wl, "wake%d" % h)
+                self.add(1, "  machine floor: another process only waking @ %d Hz" % h,
+                         pct(fl) if fl is not None else "n/a", "", "info")
         for c in configs:
-            if c == "off" or c.startswith("hz"):
+            if c == "off" or c.startswith("hz") or c.startswith("wake"):
                 continue
             parts = []
             for wl in wls:
@@ -426,6 +447,12 @@ class Bench:
             key = "steady_c_" if st is not runs else ""
             cost = median([t[key + "cpu_ns"] / t[key + "samples"] for t in st])
             whole_cost = median([t["cpu_ns"] / t["samples"] for t in runs])
+            # Time inside ticks (files from this build on): the sampler's
+            # own work; the rest of its CPU is the kernel waking it.
+            intick = median([t[key + "tick_ns"] / t[key + "samples"] for t in st
+                             if t.get(key + "tick_ns")])
+            wake = median([(t[key + "cpu_ns"] - t[key + "tick_ns"]) / max(1, t[key + "ticks"])
+                           for t in st if t.get(key + "tick_ns")])
             tps = median([t["samples"] / max(1, t["ticks"]) for t in runs])
             rej = median([t["rejected"] for t in runs])
             miss = median([t["missed"] for t in runs])
@@ -436,6 +463,10 @@ class Bench:
                      " rejected %d, missed %d)"
                      % (fmt_ns(cost), fmt_ns(whole_cost), tps, 100 * share, rej, miss),
                      "<= %s" % fmt_ns(targets[wl]), "PASS" if cost <= targets[wl] else "FAIL")
+            if intick is not None:
+                self.add(2, "  inside ticks only (wake-up excluded: %s per tick)" % fmt_ns(wake),
+                         fmt_ns(intick), "<= %s" % fmt_ns(targets[wl]),
+                         "PASS" if intick <= targets[wl] else "FAIL")
             steady = median([t["steady_bytes"] / t["steady_samples"] for t in runs
                              if t.get("steady_samples")])
             whole = median([t["size"] / t["samples"] for t in runs])
@@ -481,6 +512,21 @@ class Bench:
         self.add(3, "highest rate, missed <= 0.1 %, 1 busy thread", res, ">= 100 kHz",
                  "PASS" if best and best >= 100000 else "FAIL")
         self.add(3, "  missed ticks by rate (median)", " ".join(parts), "", "info")
+        # The same sweep for an empty loop: a thread that only waits for
+        # the deadlines (polling above 20 kHz, sleeping below, as the
+        # sampler does) beside one busy thread, in another process.
+        floor = []
+        for h in rates:
+            ms = []
+            for rep in range(reps):
+                r = self.run([self.tool["pp-waker"], "poll" if h > 20000 else "sleep",
+                              str(h), str(dur)])
+                w, m = int(r.value("wakes") or 0), int(r.value("missed") or 0)
+                if r.rc == 0 and w + m:
+                    ms.append(m / (w + m))
+            m = median(ms)
+            floor.append("%dk:%s" % (h // 1000, "?" if m is None else "%.2g%%" % (100 * m)))
+        self.add(3, "  machine floor: an empty loop's missed ticks", " ".join(floor), "", "info")
 
     # ------------------------------------------------------------ figure 5
     def fig5(self):

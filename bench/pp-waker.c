@@ -1,0 +1,142 @@
+/*
+ * pp-waker — the platform's floor under the sampler: what merely waking a
+ * thread R times a second costs on this machine, with no stack read and no
+ * file.  Figures 1 and 3 print it beside pyprof's own numbers so that a
+ * reader can tell pyprof's cost from the machine's.
+ *
+ *     pp-waker sleep HZ SECONDS   a thread woken by a SIGEV_THREAD_ID timer
+ *                                 signal and sigwaitinfo, exactly as the
+ *                                 sampler below 20 kHz, doing nothing
+ *     pp-waker poll HZ SECONDS    a thread polling the monotonic clock for
+ *                                 deadlines, as the sampler above 20 kHz,
+ *                                 beside one busy thread (figure 3's load)
+ *
+ * Prints "wakes N", "missed M" and "cpu_ns C" lines (missed: deadlines
+ * passed unserved; cpu_ns: the waking thread's CPU time).  Runs in its own
+ * process, so it never shares a cache line with the program whose
+ * slowdown is measured.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Atomic int stop;
+static uint64_t iv_ns, wakes, missed, cpu_ns;
+static int polling;
+
+static uint64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_loop(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGRTMAX - 7);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGRTMAX - 7;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t t;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &t) != 0) {
+        perror("timer_create");
+        exit(1);
+    }
+    struct itimerspec its = {
+        { (time_t)(iv_ns / 1000000000ULL), (long)(iv_ns % 1000000000ULL) },
+        { (time_t)(iv_ns / 1000000000ULL), (long)(iv_ns % 1000000000ULL) },
+    };
+    timer_settime(t, 0, &its, NULL);
+    while (!atomic_load(&stop)) {
+        siginfo_t si;
+        if (sigwaitinfo(&set, &si) < 0)
+            continue;
+        wakes++;
+        missed += (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
+    }
+    timer_delete(t);
+}
+
+static void poll_loop(void)
+{
+    uint64_t next = now_ns(CLOCK_MONOTONIC) + iv_ns;
+    while (!atomic_load(&stop)) {
+        uint64_t now = now_ns(CLOCK_MONOTONIC);
+        if (now < next) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        uint64_t late = (now - next) / iv_ns;
+        missed += late;
+        next += (late + 1) * iv_ns;
+        wakes++;
+    }
+}
+
+static void *waker(void *arg)
+{
+    (void)arg;
+    uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (polling)
+        poll_loop();
+    else
+        sleep_loop();
+    cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    return NULL;
+}
+
+static void *busy(void *arg)
+{
+    volatile uint64_t n = 0;
+    (void)arg;
+    while (!atomic_load(&stop))
+        n++;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "poll"))) {
+        fprintf(stderr, "usage: pp-waker sleep|poll HZ SECONDS\n");
+        return 2;
+    }
+    polling = strcmp(argv[1], "poll") == 0;
+    long hz = atol(argv[2]);
+    double secs = atof(argv[3]);
+    if (hz <= 0 || hz > 1000000 || secs <= 0) {
+        fprintf(stderr, "pp-waker: bad rate or duration\n");
+        return 2;
+    }
+    iv_ns = 1000000000ULL / (uint64_t)hz;
+    /* The timer signal stays blocked in every thread: only sigwaitinfo
+     * takes it. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGRTMAX - 7);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pthread_t w, b;
+    pthread_create(&w, NULL, waker, NULL);
+    if (polling)
+        pthread_create(&b, NULL, busy, NULL);
+    struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    atomic_store(&stop, 1);
+    pthread_join(w, NULL);
+    if (polling)
+        pthread_join(b, NULL);
+    printf("wakes %llu\nmissed %llu\ncpu_ns %llu\n", (unsigned long long)wakes,
+           (unsigned long long)missed, (unsigned long long)cpu_ns);
+    return 0;
+}
