@@ -42,11 +42,56 @@ static void totals(FILE *o, const struct model *m)
             m->samples_all ? (double)m->sampler_cpu_ns / 1e3 / (double)m->samples_all : 0);
 }
 
-static void tree_rows(FILE *o, const struct model *m, long parent, int depth)
+/* Members of group g are ix[first[g] .. first[g + 1]), in index order:
+ * one counting sort, so that visiting every group is one pass over the
+ * members instead of one pass over all of them per group. */
+struct groups { size_t *first; uint32_t *ix; };
+
+typedef size_t (*group_fn)(const struct model *m, size_t i);
+
+static int group(struct groups *g, const struct model *m, size_t n, size_t ngroups,
+                 group_fn key)
 {
-    for (size_t i = 0; i < m->nprocs; i++) {
+    /* Counted two places up, so that after the prefix sums first[k + 1]
+     * is where group k starts, and after placing, where group k + 1 does. */
+    g->first = calloc(ngroups + 2, sizeof *g->first);
+    g->ix = malloc((n ? n : 1) * sizeof *g->ix);
+    if (!g->first || !g->ix)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        g->first[key(m, i) + 2]++;
+    for (size_t k = 2; k < ngroups + 2; k++)
+        g->first[k] += g->first[k - 1];
+    for (size_t i = 0; i < n; i++)
+        g->ix[g->first[key(m, i) + 1]++] = (uint32_t)i;
+    return 0;
+}
+
+static void groups_free(struct groups *g)
+{
+    free(g->first);
+    free(g->ix);
+}
+
+/* Group 0 holds the roots, group k + 1 the children of process k. */
+static size_t parent_group(const struct model *m, size_t i)
+{
+    return (size_t)(m->procs[i].parent + 1);
+}
+
+static size_t stack_proc(const struct model *m, size_t i)
+{
+    return m->stacks[i].proc;
+}
+
+static void tree_rows(FILE *o, const struct model *m, const struct groups *kids,
+                      long parent, int depth)
+{
+    size_t g = (size_t)(parent + 1);
+    for (size_t k = kids->first[g]; k < kids->first[g + 1]; k++) {
+        size_t i = kids->ix[k];
         const struct m_proc *p = &m->procs[i];
-        if (p->parent != parent || p->folded_into >= 0)
+        if (p->folded_into >= 0)
             continue;
         const struct rd_file *f = p->f;
         char argv[200], ex[48], rate[32] = "-";
@@ -66,16 +111,21 @@ static void tree_rows(FILE *o, const struct model *m, long parent, int depth)
             fprintf(o, "  [x%u identical processes folded]", p->folded);
         fputc('\n', o);
         if (depth < 64)
-            tree_rows(o, m, (long)i, depth + 1);
+            tree_rows(o, m, kids, (long)i, depth + 1);
     }
 }
 
-static void tree(FILE *o, const struct model *m)
+static int tree(FILE *o, const struct model *m)
 {
     fprintf(o, "\nProcess tree (RATE = ticks/s achieved/asked; REJ rejected; MISS missed ticks)\n");
     fprintf(o, "  %-8s %-6s %8s %10s %5s %5s  %-24s %-8s %s\n", "PID", "HOW",
             "SAMPLES", "RATE", "REJ", "MISS", "EXIT", "PYTHON", "COMMAND");
-    tree_rows(o, m, -1, 0);
+    struct groups kids;
+    int r = group(&kids, m, m->nprocs, m->nprocs + 1, parent_group);
+    if (r == 0)
+        tree_rows(o, m, &kids, -1, 0);
+    groups_free(&kids);
+    return r;
 }
 
 struct fn_count { uint32_t func; uint64_t self, total; };
@@ -89,69 +139,100 @@ static int cmp_fn(const void *a, const void *b, void *by_total)
     return x->func < y->func ? -1 : x->func > y->func;
 }
 
-/* Self and total per function over the stacks of process proc (-1 = all). */
-static struct fn_count *function_counts(const struct model *m, long proc,
-                                        uint64_t *sum)
+/* Self and total per function over a set of stacks.  The arrays span
+ * every function but only the functions the set touched are listed and
+ * then cleared, so that a tally per process costs that process's stacks,
+ * not the whole model. */
+struct tally {
+    struct fn_count *c;          /* by function; zero outside a tally     */
+    uint64_t *stamp;             /* the last visit counted in c[].total   */
+    uint64_t visits;             /* stacks visited, over every tally      */
+    uint32_t *touched;           /* functions with a total, as first met  */
+    size_t ntouched;
+    struct fn_count *rows;       /* the touched counts, to sort           */
+    uint64_t sum;
+};
+
+static int tally_init(struct tally *t, const struct model *m)
 {
-    struct fn_count *c = calloc(m->nfuncs ? m->nfuncs : 1, sizeof *c);
-    uint32_t *stamp = calloc(m->nfuncs ? m->nfuncs : 1, sizeof *stamp);
-    if (!c || !stamp) {
-        free(c);
-        free(stamp);
-        return NULL;
-    }
-    *sum = 0;
+    size_t n = m->nfuncs ? m->nfuncs : 1;
+    t->c = calloc(n, sizeof *t->c);
+    t->stamp = calloc(n, sizeof *t->stamp);
+    t->touched = malloc(n * sizeof *t->touched);
+    t->rows = malloc(n * sizeof *t->rows);
+    t->ntouched = 0;
+    t->visits = 0;
+    if (!t->c || !t->stamp || !t->touched || !t->rows)
+        return -1;
     for (uint32_t i = 0; i < m->nfuncs; i++)
-        c[i].func = i;
-    for (size_t s = 0; s < m->nstacks; s++) {
-        const struct m_stack *st = &m->stacks[s];
-        if (proc >= 0 && st->proc != (uint32_t)proc)
-            continue;
-        *sum += st->count;
-        c[m->frames[m->tnodes[st->leaf - 1].frame].func].self += st->count;
-        for (uint32_t n = st->leaf; n; n = m->tnodes[n - 1].parent) {
-            uint32_t fn = m->frames[m->tnodes[n - 1].frame].func;
-            if (stamp[fn] != s + 1) {
-                stamp[fn] = (uint32_t)(s + 1);
-                c[fn].total += st->count;
+        t->c[i].func = i;
+    return 0;
+}
+
+static void tally_free(struct tally *t)
+{
+    free(t->c);
+    free(t->stamp);
+    free(t->touched);
+    free(t->rows);
+}
+
+/* Stacks ix[0 .. n), or every stack when ix is NULL.  A stamp is a visit
+ * number, unique across tallies, so stamps never need clearing. */
+static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
+                  size_t n)
+{
+    for (size_t i = 0; i < t->ntouched; i++) {
+        t->c[t->touched[i]].self = 0;
+        t->c[t->touched[i]].total = 0;
+    }
+    t->ntouched = 0;
+    t->sum = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct m_stack *st = &m->stacks[ix ? ix[k] : k];
+        uint64_t visit = ++t->visits;
+        t->sum += st->count;
+        t->c[m->frames[m->tnodes[st->leaf - 1].frame].func].self += st->count;
+        for (uint32_t nd = st->leaf; nd; nd = m->tnodes[nd - 1].parent) {
+            uint32_t fn = m->frames[m->tnodes[nd - 1].frame].func;
+            if (t->stamp[fn] != visit) {
+                t->stamp[fn] = visit;
+                if (!t->c[fn].total)
+                    t->touched[t->ntouched++] = fn;
+                t->c[fn].total += st->count;
             }
         }
     }
-    free(stamp);
-    return c;
 }
 
-static void top(FILE *o, const struct model *m, long proc, size_t n, int by_total,
-                const char *title)
+/* cmp_fn is a total order (ties go to the lower function index), so
+ * sorting only the touched functions lists the same rows as sorting them
+ * all: the others count zero and a table stops at the first zero. */
+static void top(FILE *o, const struct model *m, struct tally *t, size_t n,
+                int by_total, const char *title)
 {
-    uint64_t sum;
-    struct fn_count *c = function_counts(m, proc, &sum);
-    if (!c || !sum) {
-        free(c);
+    if (!t->sum)
         return;
-    }
-    qsort_r(c, m->nfuncs, sizeof *c, cmp_fn, by_total ? (void *)1 : NULL);
+    for (size_t i = 0; i < t->ntouched; i++)
+        t->rows[i] = t->c[t->touched[i]];
+    qsort_r(t->rows, t->ntouched, sizeof *t->rows, cmp_fn, by_total ? (void *)1 : NULL);
     fprintf(o, "\n%s\n  %8s %6s %8s %6s  %s\n", title, "SELF", "%", "TOTAL", "%",
             "FUNCTION (FILE:FIRST LINE)");
-    for (size_t i = 0; i < n && i < m->nfuncs; i++) {
-        const struct m_func *f = &m->funcs[c[i].func];
-        if (!(by_total ? c[i].total : c[i].self))
+    for (size_t i = 0; i < n && i < t->ntouched; i++) {
+        const struct fn_count *c = &t->rows[i];
+        const struct m_func *f = &m->funcs[c->func];
+        if (!(by_total ? c->total : c->self))
             break;
         fprintf(o, "  %8llu %5.1f%% %8llu %5.1f%%  %s (%s:%u)\n",
-                (unsigned long long)c[i].self, 100.0 * (double)c[i].self / (double)sum,
-                (unsigned long long)c[i].total, 100.0 * (double)c[i].total / (double)sum,
+                (unsigned long long)c->self, 100.0 * (double)c->self / (double)t->sum,
+                (unsigned long long)c->total, 100.0 * (double)c->total / (double)t->sum,
                 f->name, f->file, f->firstline);
     }
-    free(c);
 }
 
-int out_text(FILE *o, const struct model *m, const struct out_options *opt)
+static void per_process(FILE *o, const struct model *m, struct tally *t,
+                        const struct groups *stacks, size_t per)
 {
-    totals(o, m);
-    tree(o, m);
-    top(o, m, -1, opt->top, 0, "Top functions by self, all processes");
-    top(o, m, -1, opt->top, 1, "Top functions by total, all processes");
-    size_t per = opt->top < 5 ? opt->top : 5;
     for (size_t i = 0; i < m->nprocs && m->nprocs > 1; i++) {
         const struct m_proc *p = &m->procs[i];
         if (p->folded_into >= 0 || !p->samples)
@@ -160,13 +241,34 @@ int out_text(FILE *o, const struct model *m, const struct out_options *opt)
         model_argv_str(p, argv, sizeof argv);
         snprintf(title, sizeof title, "Process %lld (%s): top by self",
                  (long long)p->f->pid, argv);
-        top(o, m, (long)i, per, 0, title);
+        tally(t, m, stacks->ix + stacks->first[i], stacks->first[i + 1] - stacks->first[i]);
+        top(o, m, t, per, 0, title);
     }
+}
+
+int out_text(FILE *o, const struct model *m, const struct out_options *opt)
+{
+    struct tally t;
+    struct groups stacks = { 0 };
+    int r = tally_init(&t, m);
+    if (r == 0)
+        r = group(&stacks, m, m->nstacks, m->nprocs, stack_proc);
+    totals(o, m);
+    if (r == 0)
+        r = tree(o, m);
+    if (r == 0) {
+        tally(&t, m, NULL, m->nstacks);
+        top(o, m, &t, opt->top, 0, "Top functions by self, all processes");
+        top(o, m, &t, opt->top, 1, "Top functions by total, all processes");
+        per_process(o, m, &t, &stacks, opt->top < 5 ? opt->top : 5);
+    }
+    tally_free(&t);
+    groups_free(&stacks);
     if (m->nproblems) {
         fprintf(o, "\nProblems\n");
         for (size_t i = 0; i < m->nproblems; i++)
             fprintf(o, "  %s: %s (recovered %llu samples)\n", m->problems[i].file,
                     m->problems[i].error, (unsigned long long)m->problems[i].recovered);
     }
-    return 0;
+    return r;
 }
