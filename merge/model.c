@@ -248,16 +248,19 @@ struct job {
 static void *reader_main(void *arg)
 {
     struct job *j = arg;
+    struct rd_ctx *x = rd_ctx_new();
     for (;;) {
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->n)
-            return NULL;
-        j->files[i] = rd_read(j->paths[i]);
+            break;
+        j->files[i] = x ? rd_read_with(x, j->paths[i]) : NULL;
         if (!j->files[i]) {
             fprintf(stderr, "pyprof-merge: out of memory reading %s\n", j->paths[i]);
             exit(2);
         }
     }
+    rd_ctx_free(x);
+    return NULL;
 }
 
 static void read_all(struct job *j, int jobs)

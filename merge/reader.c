@@ -8,10 +8,12 @@
  * as soon as it is whole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "pyprof/format.h"
@@ -20,10 +22,26 @@
 #define READ_MEM_CAP  (512u << 20)
 #define IN_CHUNK      (128u << 10)
 
+/* What a reading thread keeps from one file to the next.  Made afresh
+ * for every file, zstd's context and window, the buffers and the count
+ * table cost more than reading a small file does (page faults included),
+ * so they are reused; sizes a file sees stay those it would see alone. */
+struct rd_ctx {
+    ZSTD_DCtx *z;
+    uint8_t *chunk;                 /* IN_CHUNK compressed bytes          */
+    uint8_t *buf;                   /* decoded bytes                      */
+    size_t buf_cap;
+    struct rd_count *table[2];      /* the count table and its next size  */
+    size_t table_cap[2];
+};
+
 struct parser {
     struct rd_file *f;
+    struct rd_ctx *x;
     uint8_t *buf;          /* decoded bytes not yet parsed */
-    size_t len, cap;
+    size_t len, cap;       /* cap: what this file alone would have grown */
+    struct rd_count *counts;   /* (thread, leaf, flags) -> count, open   */
+    size_t counts_cap;         /* addressing; a table of x's             */
     int seen_header;
     int failed;            /* a problem was recorded: stop */
 };
@@ -41,18 +59,40 @@ static void problem(struct parser *p, const char *fmt, ...)
     p->f->problem = strdup(msg);
 }
 
-static void *track(struct parser *p, void *old, size_t old_bytes, size_t bytes)
+/* Whether the file's tables may go from old_bytes to bytes. */
+static int within_cap(struct parser *p, size_t old_bytes, size_t bytes)
 {
     if (p->f->allocated - old_bytes + bytes > READ_MEM_CAP) {
         problem(p, "too large: tables exceed %u MiB", READ_MEM_CAP >> 20);
-        return NULL;
+        return 0;
     }
+    return 1;
+}
+
+static void *track(struct parser *p, void *old, size_t old_bytes, size_t bytes)
+{
+    if (!within_cap(p, old_bytes, bytes))
+        return NULL;
     void *n = realloc(old, bytes ? bytes : 1);
     if (!n) {
         problem(p, "out of memory");
         return NULL;
     }
     p->f->allocated = p->f->allocated - old_bytes + bytes;
+    return n;
+}
+
+/* A buffer of x's that holds at least bytes. */
+static void *reserve(struct parser *p, void *buf, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap)
+        return buf;
+    void *n = realloc(buf, bytes);
+    if (!n) {
+        problem(p, "out of memory");
+        return NULL;
+    }
+    *cap = bytes;
     return n;
 }
 
@@ -81,6 +121,8 @@ struct cur { const uint8_t *p, *end; int bad; };
 
 static uint64_t get_v(struct cur *c)
 {
+    if (c->p < c->end && *c->p < 0x80)    /* most ids and counts: one byte */
+        return *c->p++;
     uint64_t v = 0;
     if (pp_get_varint(&c->p, c->end, &v) != 0)
         c->bad = 1;
@@ -172,47 +214,77 @@ static void rec_header(struct parser *p, struct cur *c)
     f->has_header = 1;
 }
 
-static size_t count_slot(const struct rd_file *f, uint32_t t, uint32_t leaf,
+static size_t count_slot(const struct parser *p, uint32_t t, uint32_t leaf,
                          uint8_t flags)
 {
     uint64_t h = ((uint64_t)t * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)leaf << 8 | flags);
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ULL;
-    size_t j = (size_t)(h ^ (h >> 29)) & (f->counts_cap - 1);
-    while (f->counts[j].count &&
-           !(f->counts[j].thread == t && f->counts[j].leaf == leaf &&
-             f->counts[j].flags == flags))
-        j = (j + 1) & (f->counts_cap - 1);
+    size_t j = (size_t)(h ^ (h >> 29)) & (p->counts_cap - 1);
+    while (p->counts[j].count &&
+           !(p->counts[j].thread == t && p->counts[j].leaf == leaf &&
+             p->counts[j].flags == flags))
+        j = (j + 1) & (p->counts_cap - 1);
     return j;
+}
+
+/* The table doubles into x's other one, slot by slot as it always did:
+ * the slot order is the order the model meets stacks in. */
+static int grow_counts(struct parser *p)
+{
+    struct rd_ctx *x = p->x;
+    size_t cap = p->counts_cap ? p->counts_cap * 2 : 256, bytes = cap * sizeof *p->counts;
+    int to = p->counts == x->table[0];
+    if (!within_cap(p, 0, bytes))
+        return -1;
+    struct rd_count *n = reserve(p, x->table[to], &x->table_cap[to], bytes);
+    if (!n)
+        return -1;
+    x->table[to] = n;
+    memset(n, 0, bytes);
+    struct rd_count *old = p->counts;
+    size_t oldcap = p->counts_cap;
+    p->counts = n;
+    p->counts_cap = cap;
+    p->f->allocated += bytes - oldcap * sizeof *old;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].count)
+            n[count_slot(p, old[i].thread, old[i].leaf, old[i].flags)] = old[i];
+    return 0;
 }
 
 static int add_count(struct parser *p, uint32_t t, uint32_t leaf, uint8_t flags)
 {
     struct rd_file *f = p->f;
-    if ((f->counts_used + 1) * 2 > f->counts_cap) {
-        size_t cap = f->counts_cap ? f->counts_cap * 2 : 256;
-        struct rd_count *old = f->counts;
-        size_t oldcap = f->counts_cap;
-        struct rd_count *n = track(p, NULL, 0, cap * sizeof *n);
-        if (!n)
-            return -1;
-        memset(n, 0, cap * sizeof *n);
-        f->counts = n;
-        f->counts_cap = cap;
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].count)
-                f->counts[count_slot(f, old[i].thread, old[i].leaf, old[i].flags)] = old[i];
-        p->f->allocated -= oldcap * sizeof *old;
-        free(old);
-    }
-    size_t j = count_slot(f, t, leaf, flags);
-    if (!f->counts[j].count) {
-        f->counts[j] = (struct rd_count){ t, leaf, flags, 0 };
+    if ((f->counts_used + 1) * 2 > p->counts_cap && grow_counts(p) != 0)
+        return -1;
+    size_t j = count_slot(p, t, leaf, flags);
+    if (!p->counts[j].count) {
+        p->counts[j] = (struct rd_count){ t, leaf, flags, 0 };
         f->counts_used++;
     }
-    f->counts[j].count++;
+    p->counts[j].count++;
     f->samples++;
     return 0;
+}
+
+/* The file keeps its counts in slot order, without the empty slots. */
+static void keep_counts(struct parser *p)
+{
+    struct rd_file *f = p->f;
+    if (!f->counts_used)
+        return;
+    f->counts = malloc(f->counts_used * sizeof *f->counts);
+    if (!f->counts) {
+        problem(p, "out of memory");
+        f->counts_used = 0;
+        return;
+    }
+    for (size_t i = 0, k = 0; i < p->counts_cap; i++)
+        if (p->counts[i].count)
+            f->counts[k++] = p->counts[i];
+    f->counts_cap = f->counts_used;
+    f->allocated -= (p->counts_cap - f->counts_used) * sizeof *f->counts;
 }
 
 static void rec_tick(struct parser *p, struct cur *c)
@@ -375,17 +447,35 @@ static void parse(struct parser *p)
     p->len -= off;
 }
 
-static struct rd_file *new_file(const char *path)
+static struct rd_file *start(struct parser *p, struct rd_ctx *x, const char *path)
 {
     struct rd_file *f = calloc(1, sizeof *f);
     if (f)
         f->path = strdup(path);
+    *p = (struct parser){ .f = f, .x = x };
     return f;
 }
 
+/* x's zstd context, as a new one would be, and an input buffer if one is
+ * needed; 0, or -1 with the problem recorded. */
+static int ready(struct parser *p, int chunk)
+{
+    struct rd_ctx *x = p->x;
+    if (!x->z)
+        x->z = ZSTD_createDCtx();
+    else
+        ZSTD_DCtx_reset(x->z, ZSTD_reset_session_only);
+    if (chunk && !x->chunk)
+        x->chunk = malloc(IN_CHUNK);
+    if (!x->z || (chunk && !x->chunk)) {
+        problem(p, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 /* Feeds compressed bytes; returns ZSTD's hint (0 = frame complete). */
-static size_t feed(struct parser *p, ZSTD_DCtx *z, const uint8_t *in, size_t n,
-                   size_t *hint)
+static size_t feed(struct parser *p, const uint8_t *in, size_t n, size_t *hint)
 {
     ZSTD_inBuffer ib = { in, n, 0 };
     while (ib.pos < ib.size && !p->failed) {
@@ -395,16 +485,14 @@ static size_t feed(struct parser *p, ZSTD_DCtx *z, const uint8_t *in, size_t n,
                 problem(p, "corrupt: record larger than the format allows");
                 break;
             }
-            uint8_t *b = realloc(p->buf, cap);
-            if (!b) {
-                problem(p, "out of memory");
+            uint8_t *b = reserve(p, p->x->buf, &p->x->buf_cap, cap);
+            if (!b)
                 break;
-            }
-            p->buf = b;
+            p->buf = p->x->buf = b;
             p->cap = cap;
         }
         ZSTD_outBuffer ob = { p->buf + p->len, p->cap - p->len, 0 };
-        size_t r = ZSTD_decompressStream(z, &ob, &ib);
+        size_t r = ZSTD_decompressStream(p->x->z, &ob, &ib);
         p->len += ob.pos;
         if (ZSTD_isError(r)) {
             parse(p);
@@ -427,7 +515,7 @@ static void finish(struct parser *p, size_t hint, int any_input)
         else if (!p->seen_header)
             problem(p, "not a pyprof file (no records)");
     }
-    free(p->buf);
+    keep_counts(p);
 }
 
 static int zstd_magic(const uint8_t *b, size_t n)
@@ -435,61 +523,96 @@ static int zstd_magic(const uint8_t *b, size_t n)
     return n >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
 }
 
+struct rd_ctx *rd_ctx_new(void)
+{
+    return calloc(1, sizeof(struct rd_ctx));
+}
+
+void rd_ctx_free(struct rd_ctx *x)
+{
+    if (!x)
+        return;
+    ZSTD_freeDCtx(x->z);
+    free(x->chunk);
+    free(x->buf);
+    free(x->table[0]);
+    free(x->table[1]);
+    free(x);
+}
+
 struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len)
 {
-    struct rd_file *f = new_file(name);
+    struct rd_ctx *x = rd_ctx_new();
+    struct parser p;
+    struct rd_file *f = x ? start(&p, x, name) : NULL;
+    if (!f) {
+        rd_ctx_free(x);
+        return NULL;
+    }
+    size_t hint = 0;
+    if (len && !zstd_magic(data, len))
+        problem(&p, "not a pyprof file (not zstd-compressed)");
+    else if (ready(&p, 0) == 0)
+        feed(&p, data, len, &hint);
+    finish(&p, hint, len > 0);
+    rd_ctx_free(x);
+    return f;
+}
+
+/* Up to n bytes, fewer only at the end of the file (as fread would). */
+static ssize_t read_full(int fd, uint8_t *b, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return got ? (ssize_t)got : -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
+{
+    struct parser p;
+    struct rd_file *f = start(&p, x, path);
     if (!f)
         return NULL;
-    struct parser p = { .f = f };
-    size_t hint = 0;
-    if (len && !zstd_magic(data, len)) {
-        problem(&p, "not a pyprof file (not zstd-compressed)");
-    } else {
-        ZSTD_DCtx *z = ZSTD_createDCtx();
-        if (z)
-            feed(&p, z, data, len, &hint);
-        else
-            problem(&p, "out of memory");
-        ZSTD_freeDCtx(z);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        problem(&p, "cannot open: %s", strerror(errno));
+        return f;
     }
-    finish(&p, hint, len > 0);
+    size_t hint = 0, total = 0;
+    ready(&p, 1);
+    while (!p.failed) {
+        ssize_t n = read_full(fd, x->chunk, IN_CHUNK);
+        if (n <= 0) {
+            if (n < 0)
+                problem(&p, "read error: %s", strerror(errno));
+            break;
+        }
+        if (total == 0 && !zstd_magic(x->chunk, (size_t)n)) {
+            problem(&p, "not a pyprof file (not zstd-compressed)");
+            break;
+        }
+        total += (size_t)n;
+        feed(&p, x->chunk, (size_t)n, &hint);
+    }
+    finish(&p, hint, total > 0);
+    close(fd);
     return f;
 }
 
 struct rd_file *rd_read(const char *path)
 {
-    struct rd_file *f = new_file(path);
-    if (!f)
-        return NULL;
-    struct parser p = { .f = f };
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        problem(&p, "cannot open: %s", strerror(errno));
-        return f;
-    }
-    uint8_t *chunk = malloc(IN_CHUNK);
-    ZSTD_DCtx *z = ZSTD_createDCtx();
-    size_t hint = 0, total = 0;
-    if (!chunk || !z)
-        problem(&p, "out of memory");
-    while (!p.failed) {
-        size_t n = fread(chunk, 1, IN_CHUNK, in);
-        if (n == 0) {
-            if (ferror(in))
-                problem(&p, "read error: %s", strerror(errno));
-            break;
-        }
-        if (total == 0 && !zstd_magic(chunk, n)) {
-            problem(&p, "not a pyprof file (not zstd-compressed)");
-            break;
-        }
-        total += n;
-        feed(&p, z, chunk, n, &hint);
-    }
-    finish(&p, hint, total > 0);
-    ZSTD_freeDCtx(z);
-    free(chunk);
-    fclose(in);
+    struct rd_ctx *x = rd_ctx_new();
+    struct rd_file *f = x ? rd_read_with(x, path) : NULL;
+    rd_ctx_free(x);
     return f;
 }
 

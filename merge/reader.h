@@ -38,7 +38,8 @@ struct rd_file {
     struct rd_code *codes; size_t ncodes;
     struct rd_node *nodes; size_t nnodes;
     struct rd_thread *threads; size_t nthreads;
-    /* (thread, leaf, flags) -> count, open addressing */
+    /* every (thread, leaf, flags) with its count, in the order of the
+     * reader's hash table (counts_cap == counts_used once read) */
     struct rd_count *counts; size_t counts_cap, counts_used;
     uint64_t samples;            /* samples read                          */
     uint64_t last_tick_ns;       /* start_ns + sum of dt                   */
@@ -58,6 +59,13 @@ struct rd_file {
 /* Reads path completely.  Always returns a file (with problem set when
  * it could not be read to the end); NULL only when out of memory. */
 struct rd_file *rd_read(const char *path);
+
+/* The same with buffers kept from one file to the next: one context per
+ * reading thread, used by one thread at a time. */
+struct rd_ctx;
+struct rd_ctx *rd_ctx_new(void);
+void rd_ctx_free(struct rd_ctx *x);
+struct rd_file *rd_read_with(struct rd_ctx *x, const char *path);
 
 /* Same, from a memory buffer holding the file's bytes (tests, fuzzing). */
 struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len);
