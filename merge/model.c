@@ -64,6 +64,8 @@ static void ix_grow(const struct model *m, uint32_t **ix, size_t *cap,
     if ((used + 1) * 2 <= *cap)
         return;
     size_t ncap = *cap ? *cap * 2 : 1024;
+    while ((used + 1) * 2 > ncap)
+        ncap *= 2;
     uint32_t *n = calloc(ncap, sizeof *n);
     if (!n) {
         fprintf(stderr, "pyprof-merge: out of memory\n");
@@ -218,22 +220,48 @@ static int stack_eq(const struct model *m, uint32_t i, const void *k)
            m->stacks[i].leaf == s->leaf;
 }
 
-static void add_stack(struct model *m, uint32_t proc, uint32_t thread,
-                      uint32_t leaf, uint64_t count)
+/* ix (of cap slots) must have room for the stack. */
+static void add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
+                      uint32_t thread, uint32_t leaf, uint64_t count)
 {
-    ix_grow(m, &m->stack_ix, &m->stack_ix_cap, m->nstacks, stack_rehash);
     struct stack_key k = { proc, thread, leaf };
-    size_t j = ix_find(m, m->stack_ix, m->stack_ix_cap,
-                       stack_hash(proc, thread, leaf), stack_eq, &k);
-    if (!m->stack_ix[j]) {
+    size_t j = ix_find(m, ix, cap, stack_hash(proc, thread, leaf), stack_eq, &k);
+    if (!ix[j]) {
         if (m->nstacks == m->stacks_cap) {
             m->stacks_cap = m->stacks_cap ? m->stacks_cap * 2 : 1024;
             m->stacks = xrealloc(m->stacks, m->stacks_cap * sizeof *m->stacks);
         }
         m->stacks[m->nstacks] = (struct m_stack){ proc, thread, leaf, 0 };
-        m->stack_ix[j] = (uint32_t)++m->nstacks;
+        ix[j] = (uint32_t)++m->nstacks;
+        m->nfolded += ix == m->stack_ix;
     }
-    m->stacks[m->stack_ix[j] - 1].count += count;
+    m->stacks[ix[j] - 1].count += count;
+}
+
+/* The index for a file's stacks, with room for n more.  A process's own
+ * stacks are all made while its file is added (folded processes come
+ * after the one they fold into, and add as thread 0, which no file
+ * uses), so they need an index of that file's stacks only: small, and
+ * cleared per file.  Only the stacks folded into a process are looked up
+ * across files, in an index of those alone. */
+static uint32_t *stack_index(struct model *m, int own, size_t n, size_t *cap)
+{
+    if (!own) {
+        ix_grow(m, &m->stack_ix, &m->stack_ix_cap, m->nfolded + n, stack_rehash);
+        *cap = m->stack_ix_cap;
+        return m->stack_ix;
+    }
+    size_t want = 64;
+    while (want < (n + 1) * 2)
+        want *= 2;
+    if (want > m->file_ix_cap) {
+        free(m->file_ix);
+        m->file_ix = xrealloc(NULL, want * sizeof *m->file_ix);
+        m->file_ix_cap = want;
+    }
+    memset(m->file_ix, 0, want * sizeof *m->file_ix);
+    *cap = want;
+    return m->file_ix;
 }
 
 /* ------------------------------------------------------------ reading */
@@ -335,6 +363,8 @@ static void add_file(struct model *m, uint32_t pi)
         tn[n] = intern_tnode(m, k->parent ? tn[k->parent] : 0, fr);
     }
     uint32_t owner = p->folded_into >= 0 ? (uint32_t)p->folded_into : pi;
+    size_t cap;
+    uint32_t *ix = stack_index(m, owner == pi, f->counts_used, &cap);
     for (size_t i = 0; i < f->counts_cap; i++) {
         const struct rd_count *c = &f->counts[i];
         if (!c->count)
@@ -350,7 +380,7 @@ static void add_file(struct model *m, uint32_t pi)
         if (c->thread < p->nthreads)
             p->threads[c->thread].samples += c->count;
         /* A folded process's threads are not the representative's. */
-        add_stack(m, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
+        add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
     }
     free(func);
     free(tn);
@@ -490,6 +520,7 @@ void model_free(struct model *m)
     free(m->frame_ix);
     free(m->tnode_ix);
     free(m->stack_ix);
+    free(m->file_ix);
     free(m->problems);
     free(m);
 }

@@ -56,9 +56,12 @@ struct model {
     struct m_frame *frames; size_t nframes, frames_cap;
     struct m_tnode *tnodes; size_t ntnodes, tnodes_cap;
     struct m_stack *stacks; size_t nstacks, stacks_cap;
-    /* hash indexes (open addressing, values are index + 1) */
-    uint32_t *func_ix, *frame_ix, *tnode_ix, *stack_ix;
-    size_t func_ix_cap, frame_ix_cap, tnode_ix_cap, stack_ix_cap;
+    /* hash indexes (open addressing, values are index + 1); stack_ix
+     * holds the stacks folded into another process, file_ix the stacks
+     * of the file being added */
+    uint32_t *func_ix, *frame_ix, *tnode_ix, *stack_ix, *file_ix;
+    size_t func_ix_cap, frame_ix_cap, tnode_ix_cap, stack_ix_cap, file_ix_cap;
+    size_t nfolded;
     struct m_problem *problems; size_t nproblems;
     uint64_t samples, dropped;   /* in mode; rejected by the samplers     */
     uint64_t missed, sampler_cpu_ns, samples_all;
