@@ -149,7 +149,7 @@ struct tally {
     uint64_t visits;             /* stacks visited, over every tally      */
     uint32_t *touched;           /* functions with a total, as first met  */
     size_t ntouched;
-    struct fn_count *rows;       /* the touched counts, to sort           */
+    struct fn_count *rows;       /* the touched counts, to order          */
     uint64_t sum;
 };
 
@@ -177,8 +177,8 @@ static void tally_free(struct tally *t)
     free(t->rows);
 }
 
-/* Stacks ix[0 .. n), or every stack when ix is NULL.  A stamp is a visit
- * number, unique across tallies, so stamps never need clearing. */
+/* Stacks ix[0 .. n).  A stamp is a visit number, unique across tallies,
+ * so stamps never need clearing. */
 static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
                   size_t n)
 {
@@ -189,7 +189,7 @@ static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
     t->ntouched = 0;
     t->sum = 0;
     for (size_t k = 0; k < n; k++) {
-        const struct m_stack *st = &m->stacks[ix ? ix[k] : k];
+        const struct m_stack *st = &m->stacks[ix[k]];
         uint64_t visit = ++t->visits;
         t->sum += st->count;
         t->c[m->frames[m->tnodes[st->leaf - 1].frame].func].self += st->count;
@@ -203,31 +203,67 @@ static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
             }
         }
     }
-}
-
-/* cmp_fn is a total order (ties go to the lower function index), so
- * sorting only the touched functions lists the same rows as sorting them
- * all: the others count zero and a table stops at the first zero. */
-static void top(FILE *o, const struct model *m, struct tally *t, size_t n,
-                int by_total, const char *title)
-{
-    if (!t->sum)
-        return;
     for (size_t i = 0; i < t->ntouched; i++)
         t->rows[i] = t->c[t->touched[i]];
-    qsort_r(t->rows, t->ntouched, sizeof *t->rows, cmp_fn, by_total ? (void *)1 : NULL);
+}
+
+/* Puts the first k of rows[0 .. n) in cmp_fn's order: by selection when
+ * k is as small as a process's table, by sorting otherwise. */
+static void order(struct fn_count *rows, size_t n, size_t k, int by_total)
+{
+    void *arg = by_total ? (void *)1 : NULL;
+    if (k > 8) {
+        qsort_r(rows, n, sizeof *rows, cmp_fn, arg);
+        return;
+    }
+    for (size_t i = 0; i < k && i < n; i++) {
+        size_t best = i;
+        for (size_t j = i + 1; j < n; j++)
+            if (cmp_fn(&rows[j], &rows[best], arg) < 0)
+                best = j;
+        struct fn_count r = rows[i];
+        rows[i] = rows[best];
+        rows[best] = r;
+    }
+}
+
+/* rows[0 .. n) are the functions counted in stacks summing to sum.
+ * cmp_fn is a total order (ties go to the lower function index), so
+ * ordering only those lists the same rows as sorting every function:
+ * the others count zero and a table stops at the first zero. */
+static void top(FILE *o, const struct model *m, struct fn_count *rows, size_t n,
+                uint64_t sum, size_t k, int by_total, const char *title)
+{
+    if (!sum)
+        return;
+    order(rows, n, k, by_total);
     fprintf(o, "\n%s\n  %8s %6s %8s %6s  %s\n", title, "SELF", "%", "TOTAL", "%",
             "FUNCTION (FILE:FIRST LINE)");
-    for (size_t i = 0; i < n && i < t->ntouched; i++) {
-        const struct fn_count *c = &t->rows[i];
+    for (size_t i = 0; i < k && i < n; i++) {
+        const struct fn_count *c = &rows[i];
         const struct m_func *f = &m->funcs[c->func];
         if (!(by_total ? c->total : c->self))
             break;
         fprintf(o, "  %8llu %5.1f%% %8llu %5.1f%%  %s (%s:%u)\n",
-                (unsigned long long)c->self, 100.0 * (double)c->self / (double)t->sum,
-                (unsigned long long)c->total, 100.0 * (double)c->total / (double)t->sum,
+                (unsigned long long)c->self, 100.0 * (double)c->self / (double)sum,
+                (unsigned long long)c->total, 100.0 * (double)c->total / (double)sum,
                 f->name, f->file, f->firstline);
     }
+}
+
+/* Over every stack, the model has counted already (count_functions). */
+static void top_all(FILE *o, const struct model *m, struct tally *t, size_t k)
+{
+    size_t n = 0;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        if (!m->funcs[i].total)
+            continue;
+        t->rows[n++] = (struct fn_count){ i, m->funcs[i].self, m->funcs[i].total };
+        sum += m->funcs[i].self;
+    }
+    top(o, m, t->rows, n, sum, k, 0, "Top functions by self, all processes");
+    top(o, m, t->rows, n, sum, k, 1, "Top functions by total, all processes");
 }
 
 static void per_process(FILE *o, const struct model *m, struct tally *t,
@@ -242,7 +278,7 @@ static void per_process(FILE *o, const struct model *m, struct tally *t,
         snprintf(title, sizeof title, "Process %lld (%s): top by self",
                  (long long)p->f->pid, argv);
         tally(t, m, stacks->ix + stacks->first[i], stacks->first[i + 1] - stacks->first[i]);
-        top(o, m, t, per, 0, title);
+        top(o, m, t->rows, t->ntouched, t->sum, per, 0, title);
     }
 }
 
@@ -257,9 +293,7 @@ int out_text(FILE *o, const struct model *m, const struct out_options *opt)
     if (r == 0)
         r = tree(o, m);
     if (r == 0) {
-        tally(&t, m, NULL, m->nstacks);
-        top(o, m, &t, opt->top, 0, "Top functions by self, all processes");
-        top(o, m, &t, opt->top, 1, "Top functions by total, all processes");
+        top_all(o, m, &t, opt->top);
         per_process(o, m, &t, &stacks, opt->top < 5 ? opt->top : 5);
     }
     tally_free(&t);
