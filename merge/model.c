@@ -102,13 +102,13 @@ static int func_eq(const struct model *m, uint32_t i, const void *k)
            !strcmp(m->funcs[i].file, f->file);
 }
 
+/* h is func_hash(name, file, line). */
 static uint32_t intern_func(struct model *m, const char *name, const char *file,
-                            const char *bare, uint32_t line)
+                            const char *bare, uint32_t line, uint64_t h)
 {
     ix_grow(m, &m->func_ix, &m->func_ix_cap, m->nfuncs, func_rehash);
     struct func_key k = { name, file, line };
-    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, func_hash(name, file, line),
-                       func_eq, &k);
+    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, h, func_eq, &k);
     if (m->func_ix[j])
         return m->func_ix[j] - 1;
     if (m->nfuncs == m->funcs_cap) {
@@ -270,8 +270,24 @@ struct job {
     char *const *paths;
     size_t n;
     struct rd_file **files;
+    uint64_t **code_hash;
     atomic_size_t next;
 };
+
+/* Hashing the names of a file's functions took most of the time a file
+ * added to the model, which is one thread: the reading threads do it. */
+static uint64_t *code_hashes(const struct rd_file *f)
+{
+    if (!f->has_header)
+        return NULL;
+    uint64_t *h = xrealloc(NULL, (f->ncodes ? f->ncodes : 1) * sizeof *h);
+    for (size_t c = 1; c < f->ncodes; c++) {
+        const struct rd_code *k = &f->codes[c];
+        h[c] = func_hash(rd_string(f, k->qualname), rd_string(f, k->filename),
+                         k->firstlineno);
+    }
+    return h;
+}
 
 static void *reader_main(void *arg)
 {
@@ -286,6 +302,7 @@ static void *reader_main(void *arg)
             fprintf(stderr, "pyprof-merge: out of memory reading %s\n", j->paths[i]);
             exit(2);
         }
+        j->code_hash[i] = code_hashes(j->files[i]);
     }
     rd_ctx_free(x);
     return NULL;
@@ -353,7 +370,7 @@ static void add_file(struct model *m, uint32_t pi)
         if (k->qualname || k->filename)
             func[c] = intern_func(m, rd_string(f, k->qualname),
                                   rd_string(f, k->filename), rd_string(f, k->name),
-                                  k->firstlineno);
+                                  k->firstlineno, p->code_hash[c]);
     }
     for (size_t n = 1; n < f->nnodes; n++) {
         const struct rd_node *k = &f->nodes[n];
@@ -463,10 +480,11 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
 {
     struct model *m = calloc(1, sizeof *m);
     struct rd_file **files = calloc(n ? n : 1, sizeof *files);
-    if (!m || !files)
+    uint64_t **hashes = calloc(n ? n : 1, sizeof *hashes);
+    if (!m || !files || !hashes)
         return NULL;
     m->opt = *o;
-    struct job j = { .paths = paths, .n = n, .files = files };
+    struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
 
@@ -478,16 +496,20 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
             m->problems[m->nproblems++] = (struct m_problem){
                 strdup(f->path), strdup(f->problem), f->samples };
         if (f->has_header)
-            m->procs[m->nprocs++].f = f;
+            m->procs[m->nprocs++] = (struct m_proc){ .f = f, .code_hash = hashes[i] };
         else
             rd_free(f);       /* nothing usable; its problem says why */
     }
     free(files);
+    free(hashes);
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_start);
     link_tree(m);
     fold(m);
-    for (size_t i = 0; i < m->nprocs; i++)
+    for (size_t i = 0; i < m->nprocs; i++) {
         add_file(m, (uint32_t)i);
+        free(m->procs[i].code_hash);
+        m->procs[i].code_hash = NULL;
+    }
     count_functions(m);
     return m;
 }

@@ -43,6 +43,7 @@ struct m_proc {
     size_t nthreads;
     uint64_t samples;            /* in the chosen mode                   */
     uint64_t samples_all;        /* every sample read                    */
+    uint64_t *code_hash;         /* until merged: each code's function's hash */
 };
 
 struct m_stack { uint32_t proc, thread, leaf; uint64_t count; };
