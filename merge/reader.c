@@ -21,6 +21,12 @@
 
 #define READ_MEM_CAP  (512u << 20)
 #define IN_CHUNK      (128u << 10)
+#define STR_BLOCK     (64u << 10)
+
+/* A file's strings (names, argv, thread names) are carved from a few
+ * large blocks: a file has hundreds, and one malloc and one free each
+ * were a good part of what reading and freeing a small file cost. */
+struct rd_block { struct rd_block *next; size_t used, cap; char data[]; };
 
 /* A slot of the count table: the count sits above the flags, so that a
  * slot takes 16 bytes, not rd_count's 24, and probes touch less memory. */
@@ -148,6 +154,32 @@ static uint64_t get_u64le(struct cur *c)
     return v;
 }
 
+/* bytes from the file's string blocks, charged to its cap as a malloc
+ * of their own would be. */
+static char *str_alloc(struct parser *p, size_t bytes)
+{
+    struct rd_block *b = p->f->blocks;
+    if (!within_cap(p, 0, bytes))
+        return NULL;
+    if (!b || b->cap - b->used < bytes) {
+        size_t cap = b ? b->cap * 2 : 4096;     /* small files stay small */
+        if (cap > STR_BLOCK)
+            cap = STR_BLOCK;
+        if (cap < bytes)
+            cap = bytes;
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            problem(p, "out of memory");
+            return NULL;
+        }
+        *b = (struct rd_block){ p->f->blocks, 0, cap };
+        p->f->blocks = b;
+    }
+    p->f->allocated += bytes;
+    b->used += bytes;
+    return b->data + b->used - bytes;
+}
+
 /* A string field; NUL-terminated copy (NULL on damage). */
 static char *get_str(struct parser *p, struct cur *c)
 {
@@ -156,7 +188,7 @@ static char *get_str(struct parser *p, struct cur *c)
         c->bad = 1;
         return NULL;
     }
-    char *s = track(p, NULL, 0, (size_t)n + 1);
+    char *s = str_alloc(p, (size_t)n + 1);
     if (!s)
         return NULL;
     memcpy(s, c->p, (size_t)n);
@@ -342,15 +374,11 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         uint64_t id = get_v(&c);
         char *s = get_str(p, &c);
         if (!s || c.bad) {
-            free(s);
             problem(p, "corrupt: bad string record");
             return;
         }
-        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0) {
-            free(s);
+        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0)
             return;
-        }
-        free(f->strings[id]);
         f->strings[id] = s;
         return;
     }
@@ -391,15 +419,11 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         uint64_t idx = get_v(&c), tid = get_v(&c);
         char *name = get_str(p, &c);
         if (!name || c.bad) {
-            free(name);
             problem(p, "corrupt: bad thread record");
             return;
         }
-        if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx) != 0) {
-            free(name);
+        if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx) != 0)
             return;
-        }
-        free(f->threads[idx].name);
         f->threads[idx] = (struct rd_thread){ (uint32_t)tid, name };
         return;
     }
@@ -630,19 +654,15 @@ void rd_free(struct rd_file *f)
 {
     if (!f)
         return;
-    for (size_t i = 0; i < f->argc; i++)
-        free(f->argv[i]);
+    while (f->blocks) {
+        struct rd_block *b = f->blocks;
+        f->blocks = b->next;
+        free(b);
+    }
     free(f->argv);
-    free(f->executable);
-    free(f->python);
-    free(f->hostname);
-    for (size_t i = 0; i < f->nstrings; i++)
-        free(f->strings[i]);
     free(f->strings);
     free(f->codes);
     free(f->nodes);
-    for (size_t i = 0; i < f->nthreads; i++)
-        free(f->threads[i].name);
     free(f->threads);
     free(f->counts);
     free(f->problem);

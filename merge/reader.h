@@ -14,6 +14,7 @@
 struct rd_code { uint32_t qualname, filename, name, firstlineno; };
 struct rd_node { uint32_t parent, code; int32_t line; };
 struct rd_thread { uint32_t tid; char *name; };
+struct rd_block;
 struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
 
 struct rd_counters {
@@ -54,6 +55,7 @@ struct rd_file {
     char *problem;
     /* allocation accounting for the per-file cap */
     size_t allocated;
+    struct rd_block *blocks;     /* where every string above lives        */
 };
 
 /* Reads path completely.  Always returns a file (with problem set when
