@@ -129,7 +129,7 @@ static int grow(struct parser *p, void **arr, size_t *n, size_t elem, uint64_t i
 
 struct cur { const uint8_t *p, *end; int bad; };
 
-static uint64_t get_v(struct cur *c)
+static inline uint64_t get_v(struct cur *c)
 {
     uint64_t v = 0;
     if (pp_get_varint(&c->p, c->end, &v) != 0)
@@ -248,8 +248,8 @@ static void rec_header(struct parser *p, struct cur *c)
     f->has_header = 1;
 }
 
-static size_t count_slot(const struct parser *p, uint32_t t, uint32_t leaf,
-                         uint8_t flags)
+static inline size_t count_slot(const struct parser *p, uint32_t t,
+                                uint32_t leaf, uint8_t flags)
 {
     uint64_t h = ((uint64_t)t * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)leaf << 8 | flags);
     h ^= h >> 31;
