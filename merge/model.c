@@ -449,22 +449,58 @@ static void fold(struct model *m)
     }
 }
 
+static uint32_t tnode_func(const struct model *m, uint32_t id)
+{
+    return m->frames[m->tnodes[id - 1].frame].func;
+}
+
+/* Self and total of every function.  A function counts once per stack
+ * toward its total however often it recurs, so each stack is counted at
+ * the outermost node of that function on its path: samples are summed
+ * per trie node and below it, then one walk down the trie adds a node's
+ * sum to its function's total unless a caller above is the same
+ * function.  That costs the trie, not stacks times depth. */
 static void count_functions(struct model *m)
 {
-    uint32_t stamp = 0;
-    for (size_t s = 0; s < m->nstacks; s++) {
-        const struct m_stack *st = &m->stacks[s];
-        stamp++;
-        uint32_t leaf = st->leaf;
-        m->funcs[m->frames[m->tnodes[leaf - 1].frame].func].self += st->count;
-        for (uint32_t n = leaf; n; n = m->tnodes[n - 1].parent) {
-            struct m_func *fn = &m->funcs[m->frames[m->tnodes[n - 1].frame].func];
-            if (fn->stamp != stamp) {
-                fn->stamp = stamp;
-                fn->total += st->count;
-            }
-        }
+    size_t n = m->ntnodes;
+    uint64_t *below = calloc(n + 1, sizeof *below);
+    uint32_t *kid = calloc(n + 1, sizeof *kid), *next = calloc(n + 1, sizeof *next);
+    uint32_t *todo = calloc(n + 1, sizeof *todo), *path = calloc(n + 1, sizeof *path);
+    uint32_t *open = calloc(m->nfuncs + 1, sizeof *open);
+    if (!below || !kid || !next || !todo || !path || !open) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
     }
+    for (size_t s = 0; s < m->nstacks; s++) {
+        below[m->stacks[s].leaf] += m->stacks[s].count;
+        m->funcs[tnode_func(m, m->stacks[s].leaf)].self += m->stacks[s].count;
+    }
+    /* a parent's id is below its children's */
+    for (uint32_t id = (uint32_t)n; id; id--) {
+        uint32_t up = m->tnodes[id - 1].parent;
+        below[up] += below[id];
+        next[id] = kid[up];
+        kid[up] = id;
+    }
+    size_t ntodo = 0, depth = 0;
+    for (uint32_t k = kid[0]; k; k = next[k])
+        todo[ntodo++] = k;
+    while (ntodo) {
+        uint32_t id = todo[--ntodo], f = tnode_func(m, id);
+        while (depth && path[depth - 1] != m->tnodes[id - 1].parent)
+            open[tnode_func(m, path[--depth])]--;
+        if (!open[f]++)
+            m->funcs[f].total += below[id];
+        path[depth++] = id;
+        for (uint32_t k = kid[id]; k; k = next[k])
+            todo[ntodo++] = k;
+    }
+    free(below);
+    free(kid);
+    free(next);
+    free(todo);
+    free(path);
+    free(open);
 }
 
 static int cmp_start(const void *a, const void *b)

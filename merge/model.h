@@ -25,7 +25,6 @@ struct m_func {
     char *name, *file, *bare;   /* qualname, filename, co_name           */
     uint32_t firstline;
     uint64_t self, total;
-    uint32_t stamp;             /* counting a function once per stack    */
 };
 
 struct m_frame { uint32_t func; int32_t line; };
