@@ -274,8 +274,9 @@ struct job {
     atomic_size_t next;
 };
 
-/* Hashing the names of a file's functions took most of the time a file
- * added to the model, which is one thread: the reading threads do it. */
+/* Hashing the names of a file's functions was most of what adding the
+ * file to the model cost, on the one thread that does that: the reading
+ * threads hash them instead, as each file is read. */
 static uint64_t *code_hashes(const struct rd_file *f)
 {
     if (!f->has_header)
