@@ -31,6 +31,10 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
 double out_duration(const struct m_proc *p)
 {
     const struct rd_file *f = p->f;
+    /* The monotonic span when the file has one: wall-clock start and end
+     * are off by any step of the clock in between. */
+    if (f->complete && f->span_ns)
+        return (double)f->span_ns / 1e9;
     uint64_t last = f->complete && f->end_ns > f->last_tick_ns ? f->end_ns
                                                                : f->last_tick_ns;
     return last > f->start_ns ? (double)(last - f->start_ns) / 1e9 : 0;

@@ -66,6 +66,7 @@ static void process(FILE *o, const struct model *m, size_t i)
         fprintf(o, "%.6f", (double)f->end_ns / 1e9);
     else
         fputs("null", o);
+    fprintf(o, ", \"duration\": %.6f", out_duration(p));
     fputs(", \"exit\": ", o);
     if (f->complete && f->end_how == PP_END_EXIT)
         fprintf(o, "{\"code\": %lld}", (long long)f->end_value);

@@ -443,6 +443,13 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             problem(p, "corrupt: bad end record");
             return;
         }
+        /* Appended fields, absent in earlier files: tick_ns, span_ns. */
+        if (c.p < c.end)
+            (void)get_v(&c);
+        if (c.p < c.end) {
+            uint64_t span = get_v(&c);
+            f->span_ns = c.bad ? 0 : span;
+        }
         f->has_counters = 1;
         f->complete = 1;
         return;

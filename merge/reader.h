@@ -49,6 +49,7 @@ struct rd_file {
     /* end */
     int complete;                /* the last record read was END          */
     uint64_t end_ns;
+    uint64_t span_ns;            /* start to end, monotonic; 0 = unknown   */
     int end_how;
     int64_t end_value;
     /* damage: NULL when the whole file was read */

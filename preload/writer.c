@@ -47,6 +47,7 @@ static struct {
     uint8_t *out; size_t out_cap;
     uint8_t *tick; size_t tick_len;
     uint64_t last_tick_ns;
+    uint64_t start_mono;        /* the file's start on CLOCK_MONOTONIC     */
     uint64_t bytes;
     uint32_t gen;                   /* bumps per file: code_info.file_gen */
     uint32_t next_string, next_code, next_node;
@@ -572,6 +573,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     w.next_string = w.next_code = w.next_node = 0;
     w.raw_len = 0;
     w.last_tick_ns = start_mono;
+    w.start_mono = start_mono;
     ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
     write_header(argv, interval_ns, start_ns);
     pp_log(1, "profiling into %s", w.path);
@@ -622,7 +624,7 @@ void writer_tick_end(void)
     record(PP_REC_TICK, w.tick, w.tick_len);
 }
 
-static void counters(int kind, const struct pp_counters *c, struct buf *b)
+static void put_counters(const struct pp_counters *c, struct buf *b)
 {
     put_varint(b, c->samples);
     put_varint(b, c->rejected);
@@ -630,7 +632,6 @@ static void counters(int kind, const struct pp_counters *c, struct buf *b)
     put_varint(b, c->sampler_cpu_ns);
     put_varint(b, c->ticks);
     put_varint(b, c->tick_ns);
-    emit(kind, b);
 }
 
 void writer_flush(const struct pp_counters *c)
@@ -639,7 +640,8 @@ void writer_flush(const struct pp_counters *c)
         return;
     uint8_t tmp[64];
     struct buf b = { tmp, 0, sizeof tmp };
-    counters(PP_REC_COUNTERS, c, &b);
+    put_counters(c, &b);
+    emit(PP_REC_COUNTERS, &b);
     compress(ZSTD_e_flush);
 }
 
@@ -647,13 +649,18 @@ void writer_end(int how, int value, const struct pp_counters *c)
 {
     if (w.fd < 0)
         return;
-    uint8_t tmp[96];
+    uint8_t tmp[128];
     struct buf b = { tmp, 0, sizeof tmp };
     put_varint(&b, now_ns(CLOCK_REALTIME));
     if (b.len < b.cap)
         b.p[b.len++] = (uint8_t)how;
     put_varint(&b, pp_zigzag(value));
-    counters(PP_REC_END, c, &b);
+    put_counters(c, &b);
+    /* The file's span on the monotonic clock: start and end above are
+     * wall-clock times, which a clock step (NTP, a VM resuming) moves. */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    put_varint(&b, now > w.start_mono ? now - w.start_mono : 0);
+    emit(PP_REC_END, &b);
     compress(ZSTD_e_end);
 }
 

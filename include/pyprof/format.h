@@ -62,8 +62,10 @@ enum pp_record_kind {
      * wall time spent inside ticks: sampler_cpu_ns minus it is what the
      * thread's wake-ups cost, which is the kernel's, not ours. */
     PP_REC_COUNTERS = 7,
-    /* end_ns:varint how:u8 (PP_END_*) value:zigzag, then the same five
-     * counters as PP_REC_COUNTERS.  Last record of a complete file. */
+    /* end_ns:varint how:u8 (PP_END_*) value:zigzag, then the same six
+     * counters as PP_REC_COUNTERS, then span_ns: the time from the
+     * header's start to this record on the monotonic clock (absent in
+     * files from earlier builds).  Last record of a complete file. */
     PP_REC_END      = 8,
 };
 

@@ -39,6 +39,7 @@ struct written {
     char path[8192];
     uint64_t samples;
     uint64_t open_ns;       /* how long writer_open took */
+    uint64_t life_ns;       /* from before writer_open to after writer_end */
     size_t nflush;
     uint64_t flush_bytes[TICKS / FLUSH_EVERY + 2];
     uint64_t flush_samples[TICKS / FLUSH_EVERY + 2];
@@ -88,6 +89,8 @@ static void write_profile(struct written *w)
         }
     }
     writer_end(PP_END_EXIT, 0, &c);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    w->life_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec - before;
     w->samples = c.samples;
     DIR *d = opendir(pp_config.out_dir);
     struct dirent *e;
@@ -134,6 +137,10 @@ Test(reader, reads_back_what_the_writer_wrote)
               "ticks span %llu ns, expected %llu + up to %llu",
               (unsigned long long)span, (unsigned long long)want,
               (unsigned long long)w.open_ns);
+    /* the END record's monotonic span is the file's real life time */
+    cr_assert(f->span_ns > 0 && f->span_ns <= w.life_ns,
+              "span %llu ns, the writer lived %llu ns",
+              (unsigned long long)f->span_ns, (unsigned long long)w.life_ns);
     /* every stack of thread 1 is outer:2 -> Job.inner:6..8 */
     uint64_t inner_samples = 0;
     for (size_t i = 0; i < f->counts_cap; i++) {
