@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "hide_thread.h"
 #include "lifecycle.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
@@ -58,5 +59,7 @@ PP_EXPORT pid_t fork(void)
         return 0;
     }
     sampler_resume();
+    if (pid > 0)
+        pp_hide_thread_arm();
     return pid;
 }

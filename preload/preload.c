@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hide_thread.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "pyprof/format.h"
@@ -132,6 +133,7 @@ static void pp_init(int argc, char **argv, char **envp)
     if (pp_hooks_exec_init)
         pp_hooks_exec_init();
     pp_fork_init();
+    pp_hide_thread_init();
 
     real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
     detect_python();

@@ -408,6 +408,8 @@ int sampler_start(void)
     return 0;
 }
 
+int sampler_alive(void) { return atomic_load(&running) != 0; }
+
 void sampler_pause(void) { pthread_mutex_lock(&tick_lock); }
 void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
 

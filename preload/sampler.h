@@ -17,6 +17,9 @@
 /* Starts the thread (the file must be open). 0 or -1. */
 int sampler_start(void);
 
+/* Whether this process's sampler thread exists (it is our only thread). */
+int sampler_alive(void);
+
 /* Fork support: sampler_pause() waits until no tick is in progress and
  * keeps the next one from starting; sampler_resume() undoes it in the
  * parent; sampler_reset_child() drops the (absent) thread in the child. */

@@ -236,3 +236,45 @@ PP_TEST(lifecycle, multiprocessing_spawn_workers_are_profiled, .timeout = 90)
 {
     start_method(py, "spawn");
 }
+
+/* CPython >= 3.12 warns when os.fork() runs in a multi-threaded process.
+ * The sampler thread must not make a single-threaded program warn, and a
+ * program with threads of its own must still be warned, exactly as
+ * without the preload (hide_thread.c). */
+static void fork_warning(const struct pp_python *py, const char *mode)
+{
+    const char *dir = pp_tmpdir();
+    const char *argv[] = { py->path, pp_script("fork_warning.py"), mode, NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, argv, NULL, 60, NULL, NULL);
+    pp_run(&pre, argv, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_expect_ok(py, &plain, "fork_warning.py without the preload");
+    pp_expect_ok(py, &pre, "fork_warning.py under the preload");
+    int warned_plain = strstr(plain.err, "multi-threaded") != NULL;
+    int warned_pre = strstr(pre.err, "multi-threaded") != NULL;
+    pp_expect(py, warned_plain == (py->minor >= 12 && !strcmp(mode, "threads")),
+              "%s: without the preload the warning %s shown:\n%s", mode,
+              warned_plain ? "was" : "was not", plain.err);
+    pp_expect(py, warned_pre == warned_plain,
+              "%s: the fork warning was %s under the preload and %s without:\n"
+              "under the preload:\n%s\nwithout:\n%s", mode,
+              warned_pre ? "shown" : "not shown",
+              warned_plain ? "shown" : "not shown", pre.err, plain.err);
+    /* and both processes were profiled */
+    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    pp_expect(py, procs && procs->n == 2, "%s: expected parent and child in the "
+              "report, found %zu processes", mode, procs ? procs->n : 0);
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        long pid = (long)pp_json_num(&procs->items[i], "pid", -1);
+        pp_expect(py, samples_in(doc, pid, "spin") > 0,
+                  "%s: spin not sampled in process %ld", mode, pid);
+    }
+}
+
+PP_TEST(lifecycle, os_fork_warns_about_threads_only_as_it_would_unprofiled,
+        .timeout = 90)
+{
+    fork_warning(py, "single");
+    fork_warning(py, "threads");
+}
