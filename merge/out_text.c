@@ -101,11 +101,12 @@ static void tree_rows(FILE *o, const struct model *m, const struct groups *kids,
         if (d > 0)
             snprintf(rate, sizeof rate, "%.0f/%.0f", (double)f->counters.ticks / d,
                      f->interval_ns ? 1e9 / (double)f->interval_ns : 0);
-        fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu  %-24s %-8s %s%s",
+        fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
                 depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
                 (unsigned long long)p->samples, rate,
                 (unsigned long long)f->counters.rejected,
-                (unsigned long long)f->counters.missed, ex, f->python, argv,
+                (unsigned long long)f->counters.missed,
+                (double)f->counters.sampler_cpu_ns / 1e6, ex, f->python, argv,
                 f->complete ? "" : "  [incomplete]");
         if (p->folded > 1)
             fprintf(o, "  [x%u identical processes folded]", p->folded);
@@ -117,9 +118,10 @@ static void tree_rows(FILE *o, const struct model *m, const struct groups *kids,
 
 static int tree(FILE *o, const struct model *m)
 {
-    fprintf(o, "\nProcess tree (RATE = ticks/s achieved/asked; REJ rejected; MISS missed ticks)\n");
-    fprintf(o, "  %-8s %-6s %8s %10s %5s %5s  %-24s %-8s %s\n", "PID", "HOW",
-            "SAMPLES", "RATE", "REJ", "MISS", "EXIT", "PYTHON", "COMMAND");
+    fprintf(o, "\nProcess tree (RATE = ticks/s achieved/asked; REJ rejected; MISS missed "
+               "ticks; SAMPLER = the sampler thread's CPU time, ms)\n");
+    fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-24s %-8s %s\n", "PID", "HOW",
+            "SAMPLES", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON", "COMMAND");
     struct groups kids;
     int r = group(&kids, m, m->nprocs, m->nprocs + 1, parent_group);
     if (r == 0)

@@ -88,6 +88,7 @@ static void write_profile(struct written *w)
             w->flush_samples[w->nflush++] = c.samples;
         }
     }
+    c.sampler_cpu_ns = 12345678;
     writer_end(PP_END_EXIT, 0, &c);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     w->life_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec - before;
@@ -271,5 +272,9 @@ Test(reports, json_and_text_describe_the_process)
     cr_assert(strstr(out, "4242"), "%s", out);
     cr_assert(strstr(out, "exit 0"), "%s", out);
     cr_assert(strstr(out, "Job.inner (/app/x.py:5)"), "%s", out);
+    /* the process row states the sampler's own CPU time, in ms */
+    const char *row = strstr(out, "4242 ");
+    cr_assert(row && strstr(row, " 12.3 ") && strstr(row, " 12.3 ") < strchr(row, '\n'),
+              "no sampler CPU (12.3 ms) in the process row:\n%s", out);
     free(out);
 }
