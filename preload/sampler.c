@@ -225,6 +225,8 @@ static void tick(void)
         pthread_mutex_unlock(&tick_lock);
         return;
     }
+    /* Once the file is open every deadline is a tick or a missed one,
+     * also while the interpreter finalizes and has nothing to sample. */
     if (pyvm_ready()) {
         unsigned rejected = 0;
         writer_tick_begin(now);
@@ -232,9 +234,9 @@ static void tick(void)
             rejected++;
         writer_tick_end();
         counters.rejected += rejected;
-        counters.ticks++;
-        counters.tick_ns += mono_ns() - now;
     }
+    counters.ticks++;
+    counters.tick_ns += mono_ns() - now;
     if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
         flush(now);
         safe_read_check_owner();
@@ -282,14 +284,33 @@ static void serve_request(void)
     pthread_mutex_unlock(&tick_lock);
 }
 
-/* Hands a signal that reached us through sigwaitinfo/sigtimedwait to
- * where it belongs: a timer tick, a kick from pp_finish (nothing to do:
- * the request is read anyway), or the application's own use of this
- * signal number, which goes to the main thread. */
+/* Takes one of the signals in set, waiting at most *timeout (NULL: for
+ * ever).  The system call itself, not glibc's sigtimedwait/sigwaitinfo:
+ * those rewrite SI_TKILL into SI_USER, and the kicks of pp_finish (tgkill)
+ * must be told apart from an application's kill(). */
+static int take_signal(const sigset_t *set, siginfo_t *si,
+                       const struct timespec *timeout)
+{
+    return (int)syscall(SYS_rt_sigtimedwait, set, si, timeout, (size_t)(_NSIG / 8));
+}
+
+/* Hands a signal that reached us through take_signal to where it
+ * belongs: a timer tick, a kick from pp_finish (nothing to do: the
+ * request is read anyway), or the application's own use of this signal
+ * number, which goes to the main thread. */
 static void other_signal(const siginfo_t *si)
 {
     if (!(si->si_code == SI_TKILL && si->si_pid == pp_state.pid))
         syscall(SYS_tgkill, pp_state.pid, pp_state.pid, si->si_signo);
+}
+
+/* When the file ends: the thread may have been off a CPU since it last
+ * served a deadline (next = the first one not served), and the deadlines
+ * that passed meanwhile got no tick. */
+static void count_late(uint64_t now, uint64_t next, uint64_t iv)
+{
+    if (now >= next)
+        counters.missed += (now - next) / iv + 1;
 }
 
 /* Whether polling may take a CPU for itself: never on a single CPU, where
@@ -313,6 +334,9 @@ static void spin_loop(const sigset_t *set)
     unsigned polls = 0;
     for (;;) {
         if (atomic_load(&request) == REQ_FINISH) {
+            /* The thread may have been off a CPU since its last look at
+             * the clock: the deadlines that passed meanwhile are missed. */
+            count_late(mono_ns(), next, iv);
             serve_request();
             return;
         }
@@ -328,7 +352,7 @@ static void spin_loop(const sigset_t *set)
         if (++polls % 4096 == 0) {
             siginfo_t si;
             struct timespec zero = { 0, 0 };
-            if (sigtimedwait(set, &si, &zero) > 0)
+            if (take_signal(set, &si, &zero) > 0)
                 other_signal(&si);
         }
         __builtin_ia32_pause();
@@ -350,6 +374,9 @@ static void *sampler_main(void *arg)
         atomic_store(&acked, 1);
         return NULL;
     }
+    /* Where the timer's next expiry falls, for count_late. */
+    const uint64_t iv = 1000000000ULL / pp_config.hz;
+    uint64_t next = mono_ns() + iv;
     timer_t timer;
     if (make_timer(&timer) != 0) {
         pp_warn("timer_create: %s; this process is not profiled",
@@ -359,14 +386,17 @@ static void *sampler_main(void *arg)
     }
     for (;;) {
         siginfo_t si;
-        if (sigwaitinfo(&set, &si) < 0)
+        if (take_signal(&set, &si, NULL) < 0)
             continue;
         if (atomic_load(&request) == REQ_FINISH) {
+            count_late(mono_ns(), next, iv);
             serve_request();
             break;
         }
         if (si.si_code == SI_TIMER && si.si_value.sival_int == TIMER_COOKIE) {
-            counters.missed += (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
+            uint64_t over = (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
+            counters.missed += over;
+            next += (over + 1) * iv;
             tick();
         } else {
             other_signal(&si);
