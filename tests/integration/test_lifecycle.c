@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "harness.h"
 
@@ -74,6 +75,16 @@ static long child_pid(const struct pp_python *py, const char *out,
     pp_assert(py, strcmp(want, seen) == 0,
               "%s ended with %s under the preload; without it, it ends with %s",
               name, seen, want);
+    return pid;
+}
+
+/* The pid on the line of `name` ("name pid ..."), or -1. */
+static long child_pid_any(const char *out, const char *name)
+{
+    const char *p = strstr(out, name);
+    long pid = -1;
+    if (!p || sscanf(p + strlen(name), " %ld", &pid) != 1)
+        return -1;
     return pid;
 }
 
@@ -277,4 +288,78 @@ PP_TEST(lifecycle, os_fork_warns_about_threads_only_as_it_would_unprofiled,
 {
     fork_warning(py, "single");
     fork_warning(py, "threads");
+}
+
+/* Lines of fatal_exits.py without their pids: "work_hup signal 1 core 0". */
+static void exits_without_pids(const char *out, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    char name[32], how[16];
+    long pid;
+    int n, core = -1, used = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        core = -1;
+        if (sscanf(p, "%31s %ld %15s %d core %d", name, &pid, how, &n, &core) < 4)
+            continue;
+        used += snprintf(buf + used, cap - (size_t)used, "%s %s %d core %d; ",
+                         name, how, n, core);
+        if ((size_t)used >= cap)
+            break;
+    }
+}
+
+/* SIGHUP, SIGQUIT, abort() and SIGINT with their default actions, and a
+ * SIGTERM the application handles itself: each child ends exactly as it
+ * does without the preload (signal, status, core dump, with RLIMIT_CORE
+ * raised so that a lost core would show) and keeps every sample. */
+PP_TEST(lifecycle, fatal_signals_end_children_as_without_the_preload_and_lose_nothing,
+        .timeout = 90)
+{
+    struct rlimit core = { RLIM_INFINITY, RLIM_INFINITY };
+    setrlimit(RLIMIT_CORE, &core);
+    const char *dir = pp_tmpdir(), *cores = pp_tmpdir();
+    char plain_dir[4096], pre_dir[4096];
+    snprintf(plain_dir, sizeof plain_dir, "%s/plain", cores);
+    snprintf(pre_dir, sizeof pre_dir, "%s/profiled", cores);
+    const char *plain_argv[] = { py->path, pp_script("fatal_exits.py"), plain_dir, NULL };
+    const char *pre_argv[] = { py->path, pp_script("fatal_exits.py"), pre_dir, NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, plain_argv, NULL, 60, NULL, NULL);
+    pp_run(&pre, pre_argv, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_expect_ok(py, &plain, "fatal_exits.py without the preload");
+    pp_expect_ok(py, &pre, "fatal_exits.py under the preload");
+    char want[1024], got[1024];
+    exits_without_pids(plain.out, want, sizeof want);
+    exits_without_pids(pre.out, got, sizeof got);
+    pp_assert(py, strstr(want, "work_abort signal 6") && strstr(want, "work_own exit 5"),
+              "unexpected ends without the preload: %s", want);
+    pp_expect(py, strcmp(want, got) == 0,
+              "children ended differently under the preload:\n  without: %s\n  with:    %s",
+              want, got);
+
+    const struct pp_json *doc = report(py, dir, 0);
+    struct { const char *fn; const char *key; int value; } ends[] = {
+        { "work_hup", "exit.signal", 1 }, { "work_quit", "exit.signal", 3 },
+        { "work_abort", "exit.signal", 6 }, { "work_int", "exit.signal", 2 },
+        { "work_own", "exit.code", 5 },
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        long pid = child_pid_any(pre.out, ends[i].fn);
+        const struct pp_json *p = pid > 0 ? process_by_pid(doc, pid) : NULL;
+        pp_expect(py, p != NULL, "%s: no process %ld in the report", ends[i].fn, pid);
+        if (!p)
+            continue;
+        double n = samples_in(doc, pid, ends[i].fn);
+        double ticks = pp_json_num(p, "counters.ticks", 0);
+        pp_expect(py, n >= 0.6 * HZ * 0.1, "%s: %.0f samples of its work", ends[i].fn, n);
+        pp_expect(py, pp_json_num(p, "samples", 0) >= 0.8 * ticks,
+                  "%s: %.0f samples of %.0f ticks recorded", ends[i].fn,
+                  pp_json_num(p, "samples", 0), ticks);
+        const struct pp_json *c = pp_json_get(p, "complete");
+        pp_expect(py, c && c->type == PP_JBOOL && c->num == 1, "%s: file incomplete",
+                  ends[i].fn);
+        pp_expect(py, pp_json_num(p, ends[i].key, -1) == ends[i].value,
+                  "%s: %s is %.0f, expected %d", ends[i].fn, ends[i].key,
+                  pp_json_num(p, ends[i].key, -1), ends[i].value);
+    }
 }
