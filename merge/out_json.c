@@ -32,10 +32,10 @@ static void str(FILE *o, const char *s)
 static void counters(FILE *o, const struct rd_counters *c)
 {
     fprintf(o, "{\"samples\": %llu, \"rejected\": %llu, \"missed\": %llu, "
-               "\"sampler_cpu_ns\": %llu, \"ticks\": %llu}",
+               "\"sampler_cpu_ns\": %llu, \"ticks\": %llu, \"idle\": %llu}",
             (unsigned long long)c->samples, (unsigned long long)c->rejected,
             (unsigned long long)c->missed, (unsigned long long)c->sampler_cpu_ns,
-            (unsigned long long)c->ticks);
+            (unsigned long long)c->ticks, (unsigned long long)c->idle);
 }
 
 static void process(FILE *o, const struct model *m, size_t i)

@@ -353,6 +353,9 @@ static void get_counters(struct cur *c, struct rd_counters *k)
     k->missed = get_v(c);
     k->sampler_cpu_ns = get_v(c);
     k->ticks = get_v(c);
+    /* Appended later: absent in files from earlier builds. */
+    k->tick_ns = c->p < c->end ? get_v(c) : 0;
+    k->idle = c->p < c->end ? get_v(c) : 0;
 }
 
 static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
@@ -443,9 +446,7 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             problem(p, "corrupt: bad end record");
             return;
         }
-        /* Appended fields, absent in earlier files: tick_ns, span_ns. */
-        if (c.p < c.end)
-            (void)get_v(&c);
+        /* Appended field, absent in earlier files. */
         if (c.p < c.end) {
             uint64_t span = get_v(&c);
             f->span_ns = c.bad ? 0 : span;

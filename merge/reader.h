@@ -19,6 +19,7 @@ struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
 
 struct rd_counters {
     uint64_t samples, rejected, missed, sampler_cpu_ns, ticks;
+    uint64_t tick_ns, idle;      /* 0 in files from earlier builds        */
 };
 
 struct rd_file {

@@ -134,6 +134,7 @@ static void pp_init(int argc, char **argv, char **envp)
         pp_hooks_exec_init();
     pp_fork_init();
     pp_hide_thread_init();
+    sigchain_resolve();
 
     real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
     detect_python();

@@ -34,8 +34,10 @@ __thread sigjmp_buf *pp_guard_env __attribute__((tls_model("initial-exec")));
 static void guard(int sig, void *info, void *uctx)
 {
     sigjmp_buf *env = pp_guard_env;
-    (void)sig; (void)info; (void)uctx;
-    if (env) {
+    (void)sig; (void)uctx;
+    /* Only a fault the kernel raised (si_code > 0) is a failed read; one
+     * sent with kill() is somebody's signal and goes on down the chain. */
+    if (env && ((siginfo_t *)info)->si_code > 0) {
         pp_guard_env = NULL;
         siglongjmp(*env, 1);
     }

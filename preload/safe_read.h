@@ -86,6 +86,8 @@ int safe_read_fast(void);
 int sigchain_init(void (*guard)(int, void *, void *));
 /* Whether the kernel disposition of sig is still our handler. */
 int sigchain_owns(int sig);
+/* Resolves the real sigaction (constructor: never lazily in a handler). */
+void sigchain_resolve(void);
 /* Calls the application's disposition for sig as the kernel would have. */
 void sigchain_forward(int sig, void *info, void *uctx);
 

@@ -225,8 +225,8 @@ static void tick(void)
         pthread_mutex_unlock(&tick_lock);
         return;
     }
-    /* Once the file is open every deadline is a tick or a missed one,
-     * also while the interpreter finalizes and has nothing to sample. */
+    /* Once the file is open every deadline is a tick, a missed one, or an
+     * idle one while the interpreter finalizes and has nothing to sample. */
     if (pyvm_ready()) {
         unsigned rejected = 0;
         writer_tick_begin(now);
@@ -234,9 +234,11 @@ static void tick(void)
             rejected++;
         writer_tick_end();
         counters.rejected += rejected;
+        counters.ticks++;
+        counters.tick_ns += mono_ns() - now;
+    } else {
+        counters.idle++;
     }
-    counters.ticks++;
-    counters.tick_ns += mono_ns() - now;
     if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
         flush(now);
         safe_read_check_owner();
@@ -436,6 +438,12 @@ int sampler_start(void)
         return -1;
     }
     return 0;
+}
+
+int sampler_on_this_thread(void)
+{
+    pid_t t = atomic_load(&sampler_tid);
+    return t && t == gettid_raw();
 }
 
 int sampler_alive(void) { return atomic_load(&running) != 0; }

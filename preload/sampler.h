@@ -17,6 +17,9 @@
 /* Starts the thread (the file must be open). 0 or -1. */
 int sampler_start(void);
 
+/* Whether the calling thread is the sampler thread (async-signal-safe). */
+int sampler_on_this_thread(void);
+
 /* Whether this process's sampler thread exists (it is our only thread). */
 int sampler_alive(void);
 

@@ -29,6 +29,7 @@
 #include "lifecycle.h"
 #include "pyprof/format.h"
 #include "safe_read.h"
+#include "sampler.h"
 #include "state.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -148,6 +149,13 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
     if (class_of(sig) == CHAIN_GUARD && guard_hook)
         guard_hook(sig, info, uctx);   /* returns only if not a guarded read */
+    /* The sampler thread keeps the fault signals unblocked for the guard,
+     * so a SIGSEGV or SIGBUS sent with kill() may be given to it: that
+     * one belongs to the application's threads. */
+    if (info->si_code <= 0 && sampler_on_this_thread()) {
+        syscall(SYS_tgkill, getpid(), getpid(), sig);
+        return;
+    }
     sigchain_forward(sig, info, uctx);
 }
 
@@ -176,24 +184,41 @@ int sigchain_owns(int sig)
     return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
 }
 
+void sigchain_resolve(void)
+{
+    if (!real_sigaction_fn)
+        real_sigaction_fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+}
+
 PP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
     enum chain_class c = sig > 0 && sig < NSIG ? class_of(sig) : CHAIN_NONE;
     if (!chain_on || c == CHAIN_NONE)
         return real_sigaction(sig, act, oact);
+    /* A vfork child (CPython's _posixsubprocess resets every handler in
+     * one before exec) shares our memory but has a signal table of its
+     * own: it must change only its own, never the slots of this image. */
+    if (getpid() != pp_state.pid)
+        return real_sigaction(sig, act, oact);
 
     struct sigaction prev = slots[sig].app;
     if (act) {
         if (c == CHAIN_GUARD || is_default(act)) {
-            if (!slots[sig].ours && install_ours(sig) != 0)
+            /* The slot first: a signal arriving meanwhile must already
+             * meet what the application asked for. */
+            slots[sig].app = *act;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            if (!sigchain_owns(sig) && install_ours(sig) != 0) {
+                slots[sig].app = prev;
                 return real_sigaction(sig, act, oact);
+            }
         } else {
             int r = real_sigaction(sig, act, NULL);
             if (r != 0)
                 return r;
             slots[sig].ours = 0;
+            slots[sig].app = *act;
         }
-        slots[sig].app = *act;
     }
     if (oact)
         *oact = prev;
@@ -217,18 +242,41 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags)
     return o.sa_handler;
 }
 
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+/* Signals we do not chain, and every signal while the chain is off, go to
+ * glibc's own function, which also honours siginterrupt(). */
+static int chained(int sig)
+{
+    return chain_on && sig > 0 && sig < NSIG && class_of(sig) != CHAIN_NONE;
+}
+
 PP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
+    static signal_fn real;
+    if (!chained(sig)) {
+        if (!real)
+            real = (signal_fn)dlsym(RTLD_NEXT, "signal");
+        if (real)
+            return real(sig, h);
+    }
     return set_handler(sig, h, SA_RESTART);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t h);
 PP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
-    return set_handler(sig, h, SA_RESTART);
+    return signal(sig, h);
 }
 
 PP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
+    static signal_fn real;
+    if (!chained(sig)) {
+        if (!real)
+            real = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
+        if (real)
+            return real(sig, h);
+    }
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }

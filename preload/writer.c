@@ -632,6 +632,7 @@ static void put_counters(const struct pp_counters *c, struct buf *b)
     put_varint(b, c->sampler_cpu_ns);
     put_varint(b, c->ticks);
     put_varint(b, c->tick_ns);
+    put_varint(b, c->idle);
 }
 
 void writer_flush(const struct pp_counters *c)

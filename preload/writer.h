@@ -18,6 +18,8 @@ struct pp_counters {
     uint64_t sampler_cpu_ns; /* CPU time of the sampler thread             */
     uint64_t ticks;          /* ticks served                               */
     uint64_t tick_ns;        /* wall time inside ticks (excl. wake-ups)    */
+    uint64_t idle;           /* deadlines with nothing to sample: the
+                                interpreter was finalizing               */
 };
 
 /* Allocates the buffers and the compressor before the first tick, so that

@@ -57,12 +57,15 @@ enum pp_record_kind {
     PP_REC_TICK     = 6,
     /* Running totals, written with every flush so that a file cut short
      * (SIGKILL) still says how the sampler was doing:
-     * samples rejected ticks_missed sampler_cpu_ns ticks tick_ns
+     * samples rejected ticks_missed sampler_cpu_ns ticks tick_ns idle
      * tick_ns (absent in files from earlier builds = unknown) is the
      * wall time spent inside ticks: sampler_cpu_ns minus it is what the
-     * thread's wake-ups cost, which is the kernel's, not ours. */
+     * thread's wake-ups cost, which is the kernel's, not ours.  idle
+     * (absent = 0) counts deadlines at which the interpreter was
+     * finalizing, with nothing to sample: from the file's start to its
+     * end, ticks + missed + idle make up every deadline of the rate. */
     PP_REC_COUNTERS = 7,
-    /* end_ns:varint how:u8 (PP_END_*) value:zigzag, then the same six
+    /* end_ns:varint how:u8 (PP_END_*) value:zigzag, then the same seven
      * counters as PP_REC_COUNTERS, then span_ns: the time from the
      * header's start to this record on the monotonic clock (absent in
      * files from earlier builds).  Last record of a complete file. */

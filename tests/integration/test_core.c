@@ -282,6 +282,7 @@ static void check_deadlines(const struct pp_python *py, int hz)
     double end = pp_json_num(doc, "processes.0.end", -1);
     double ticks = pp_json_num(doc, "processes.0.counters.ticks", -1);
     double missed = pp_json_num(doc, "processes.0.counters.missed", -1);
+    double idle = pp_json_num(doc, "processes.0.counters.idle", -1);
     double samples = pp_json_num(doc, "processes.0.counters.samples", -1);
     pp_assert(py, start > 0 && end > start && ticks > 0 && missed >= 0,
               "%d Hz: start %g end %g ticks %g missed %g", hz, start, end,
@@ -291,18 +292,25 @@ static void check_deadlines(const struct pp_python *py, int hz)
     pp_expect(py, span > 0 && span <= (end - start) + 1,
               "%d Hz: duration %g for a run from %g to %g", hz, span, start, end);
     double deadlines = span * hz;
-    pp_expect(py, ticks + missed >= deadlines * 0.8 &&
-                  ticks + missed <= deadlines * 1.02 + 2,
-              "%d Hz for %.3f s is %.0f deadlines, but %g ticks + %g missed",
-              hz, span, deadlines, ticks, missed);
+    pp_assert(py, idle >= 0, "%d Hz: no idle counter", hz);
+    pp_expect(py, ticks + missed + idle >= deadlines * 0.8 &&
+                  ticks + missed + idle <= deadlines * 1.02 + 2,
+              "%d Hz for %.3f s is %.0f deadlines, but %g ticks + %g missed "
+              "+ %g idle", hz, span, deadlines, ticks, missed, idle);
     pp_expect(py, samples >= ticks * 0.9 && samples <= ticks,
               "%d Hz: %g samples in %g ticks of one busy thread", hz,
               samples, ticks);
     struct pp_profile prof;
     collapsed_report(py, dir, &prof);
+    /* burn is most of the run.  Not a tight share: on a loaded 2-core
+     * machine the sampler thread gets the CPU unevenly (start-up, when the
+     * main thread waits on I/O, is oversampled against the busy loop). */
     long burn = pp_count_with(&prof, "burn");
-    pp_expect(py, burn * 10 >= prof.total * 7,
-              "%d Hz: burn in %ld of %ld samples", hz, burn, prof.total);
+    char top[256];
+    pp_top_self(&prof, top, sizeof top);
+    pp_expect(py, strcmp(top, "burn") == 0 && burn * 10 >= prof.total * 4,
+              "%d Hz: burn in %ld of %ld samples, top self function %s", hz,
+              burn, prof.total, top);
 }
 
 PP_TEST(core, every_deadline_is_served_or_counted_missed_when_sleeping,
@@ -580,6 +588,22 @@ PP_TEST(core, under_faulthandler_a_real_crash_ends_as_without_the_preload_and_ke
 {
     const char *args[] = { py->path, "-X", "faulthandler",
                            pp_script("crash.py"), "plain", "1.0", NULL };
+    struct pp_result plain;
+    crash_like_without_preload(py, args, &plain);
+    pp_assert(py, plain.signaled && plain.sig == SIGSEGV &&
+                  strstr(plain.err, "Fatal Python error: Segmentation fault"),
+              "crash.py without the preload should die of SIGSEGV with "
+              "faulthandler's message: %s\n%.1000s", pp_describe(&plain),
+              plain.err);
+}
+
+/* CPython's vfork child resets every handler with sigaction() in memory
+ * it shares with the parent: the parent's faulthandler must survive it. */
+PP_TEST(core, faulthandler_still_reports_a_crash_after_a_vfork_subprocess,
+        .timeout = 120)
+{
+    const char *args[] = { py->path, "-X", "faulthandler",
+                           pp_script("crash.py"), "subprocess", "1.0", NULL };
     struct pp_result plain;
     crash_like_without_preload(py, args, &plain);
     pp_assert(py, plain.signaled && plain.sig == SIGSEGV &&

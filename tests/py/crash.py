@@ -1,12 +1,17 @@
 """Works for a while, then really crashes (a read of address 0):
-crash.py plain|handler [SECONDS].
+crash.py plain|handler|subprocess [SECONDS].
 
 handler: first installs a C-level SIGSEGV handler through ctypes (libc's
 signal()) that writes a message and _exit(42)s, then works, then crashes.
-plain: no handler of its own (run it under -X faulthandler)."""
+plain: no handler of its own (run it under -X faulthandler).
+subprocess: as plain, but first runs /bin/true through subprocess with
+cwd=, which takes _posixsubprocess's vfork path on every version: the vfork
+child resets every signal handler before it execs, in memory it shares
+with this process."""
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 
 from burn import burn
@@ -29,6 +34,9 @@ if MODE == "handler":
     handler = HANDLER(on_segv)  # kept alive until the end
     if libc.signal(signal.SIGSEGV, handler) == ctypes.c_void_p(-1).value:
         sys.exit("signal() failed: %s" % os.strerror(ctypes.get_errno()))
+
+if MODE == "subprocess":
+    subprocess.run(["/bin/true"], cwd="/", check=True)
 
 burn(SECONDS)
 sys.stdout.write("crashing now\n")

@@ -89,6 +89,7 @@ static void write_profile(struct written *w)
         }
     }
     c.sampler_cpu_ns = 12345678;
+    c.idle = 7;
     writer_end(PP_END_EXIT, 0, &c);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     w->life_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec - before;
@@ -131,6 +132,9 @@ Test(reader, reads_back_what_the_writer_wrote)
     cr_assert_eq(f->samples, w.samples);
     cr_assert_eq(f->counters.samples, w.samples);
     cr_assert_eq(f->end_how, PP_END_EXIT);
+    cr_assert_eq(f->counters.sampler_cpu_ns, 12345678u);
+    cr_assert_eq(f->counters.idle, 7u, "idle deadlines %llu, written 7",
+                 (unsigned long long)f->counters.idle);
     /* tick times are kept to 1024 ns steps, without drift: the first
      * tick came after the file's start, by at most writer_open's time */
     uint64_t span = f->last_tick_ns - f->start_ns, want = (uint64_t)(TICKS - 1) * 10000000ULL;
