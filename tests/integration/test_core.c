@@ -583,18 +583,25 @@ static void crash_like_without_preload(const struct pp_python *py,
               "crash but the report has only %ld samples in it", HZ, burned);
 }
 
-PP_TEST(core, under_faulthandler_a_real_crash_ends_as_without_the_preload_and_keeps_its_samples,
-        .timeout = 120)
+/* crash.py MODE under -X faulthandler: without the preload it dies of
+ * SIGSEGV with faulthandler's report, and so it must with it. */
+static void faulthandler_crash(const struct pp_python *py, const char *mode)
 {
     const char *args[] = { py->path, "-X", "faulthandler",
-                           pp_script("crash.py"), "plain", "1.0", NULL };
+                           pp_script("crash.py"), mode, "1.0", NULL };
     struct pp_result plain;
     crash_like_without_preload(py, args, &plain);
     pp_assert(py, plain.signaled && plain.sig == SIGSEGV &&
                   strstr(plain.err, "Fatal Python error: Segmentation fault"),
-              "crash.py without the preload should die of SIGSEGV with "
-              "faulthandler's message: %s\n%.1000s", pp_describe(&plain),
+              "crash.py %s without the preload should die of SIGSEGV with "
+              "faulthandler's message: %s\n%.1000s", mode, pp_describe(&plain),
               plain.err);
+}
+
+PP_TEST(core, under_faulthandler_a_real_crash_ends_as_without_the_preload_and_keeps_its_samples,
+        .timeout = 120)
+{
+    faulthandler_crash(py, "plain");
 }
 
 /* CPython's vfork child resets every handler with sigaction() in memory
@@ -602,15 +609,7 @@ PP_TEST(core, under_faulthandler_a_real_crash_ends_as_without_the_preload_and_ke
 PP_TEST(core, faulthandler_still_reports_a_crash_after_a_vfork_subprocess,
         .timeout = 120)
 {
-    const char *args[] = { py->path, "-X", "faulthandler",
-                           pp_script("crash.py"), "subprocess", "1.0", NULL };
-    struct pp_result plain;
-    crash_like_without_preload(py, args, &plain);
-    pp_assert(py, plain.signaled && plain.sig == SIGSEGV &&
-                  strstr(plain.err, "Fatal Python error: Segmentation fault"),
-              "crash.py without the preload should die of SIGSEGV with "
-              "faulthandler's message: %s\n%.1000s", pp_describe(&plain),
-              plain.err);
+    faulthandler_crash(py, "subprocess");
 }
 
 PP_TEST(core, an_application_sigsegv_handler_still_handles_a_real_crash_and_samples_are_kept,
