@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -41,9 +42,11 @@ static spawn_fn real_posix_spawn, real_posix_spawnp;
 static popen_fn real_popen;
 
 void pp_hooks_exec_init(void);
+static void system_after_fork(void);
 
 void pp_hooks_exec_init(void)
 {
+    pthread_atfork(NULL, NULL, system_after_fork);
     real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
     real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
     real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
@@ -169,16 +172,53 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * here with the same observable behaviour: /bin/sh -c, SIGINT and SIGQUIT
  * ignored and SIGCHLD blocked in the caller while it waits, the child with
  * the caller's mask and those signals at their default. */
+static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
+static int system_users;                     /* system() calls under way */
+static struct sigaction system_old_int, system_old_quit;
+
+/* As glibc: the first of concurrent calls ignores SIGINT and SIGQUIT and
+ * the last one restores what the first saw, so that overlapping calls from
+ * several threads cannot leave them ignored for good. */
+static void system_enter(struct sigaction *old_int, struct sigaction *old_quit)
+{
+    pthread_mutex_lock(&system_lock);
+    if (system_users++ == 0) {
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGINT, &ign, &system_old_int);
+        sigaction(SIGQUIT, &ign, &system_old_quit);
+    }
+    *old_int = system_old_int;
+    *old_quit = system_old_quit;
+    pthread_mutex_unlock(&system_lock);
+}
+
+/* The child has none of the parent's other threads, so none of their
+ * system() calls; a lock one of them held would never be released. */
+static void system_after_fork(void)
+{
+    pthread_mutex_init(&system_lock, NULL);
+    system_users = 0;
+}
+
+static void system_leave(void)
+{
+    pthread_mutex_lock(&system_lock);
+    if (--system_users == 0) {
+        sigaction(SIGINT, &system_old_int, NULL);
+        sigaction(SIGQUIT, &system_old_quit, NULL);
+    }
+    pthread_mutex_unlock(&system_lock);
+}
+
 PP_EXPORT int system(const char *cmd)
 {
     if (!cmd)
         return access("/bin/sh", X_OK) == 0;
-    struct sigaction ign, old_int, old_quit;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
+    struct sigaction old_int, old_quit;
+    system_enter(&old_int, &old_quit);
     sigset_t chld, old_mask;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -213,8 +253,7 @@ PP_EXPORT int system(const char *cmd)
         status = 127 << 8;      /* as glibc: the shell could not run */
     }
     int saved = errno;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    system_leave();
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     errno = saved;
     return status;

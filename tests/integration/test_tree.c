@@ -202,3 +202,24 @@ Test(tree, a_gunicorn_master_and_its_workers_are_profiled, .timeout = 120)
     cr_expect(workers >= 2, "handle_request seen in %d workers", workers);
     cr_expect(incomplete == 0, "%d files incomplete", incomplete);
 }
+
+/* os.system() from four threads at once: SIGINT and SIGQUIT are ignored
+ * while any call waits, and restored when the last one returns, as glibc
+ * does; the sh children are not Python and write nothing. */
+PP_TEST(tree, concurrent_system_calls_leave_sigint_and_sigquit_as_they_were,
+        .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("system_threads.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "system_threads.py");
+    char before[32] = "", after[32] = "";
+    pp_assert(py, sscanf(run.out, "sigign before %31s after %31s", before, after) == 2,
+              "system_threads.py printed: %s", run.out);
+    pp_expect(py, strcmp(before, after) == 0,
+              "ignored signals were %s before the system() calls and %s after",
+              before, after);
+    pp_expect(py, pp_count_files(dir, ".zst") == 1, "expected only the Python "
+              "process's file, found %zu", pp_count_files(dir, ".zst"));
+}
