@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -28,6 +29,8 @@ static enum read_path path = PATH_NONE;
 static uint64_t faults;
 static int proc_mem_fd = -1;
 static pid_t proc_mem_pid;
+static dev_t proc_mem_dev;
+static ino_t proc_mem_ino;
 
 __thread sigjmp_buf *pp_guard_env __attribute__((tls_model("initial-exec")));
 
@@ -81,16 +84,40 @@ static int read_vm(void *dst, uintptr_t src, size_t n)
     return -1;
 }
 
+/* Whether proc_mem_fd is still the file we opened: a program that closes
+ * every fd may have reused the number for one of its own. */
+static int proc_mem_fd_ours(void)
+{
+    struct stat st;
+    return proc_mem_fd >= 0 && fstat(proc_mem_fd, &st) == 0 &&
+           st.st_dev == proc_mem_dev && st.st_ino == proc_mem_ino;
+}
+
 static int read_proc_mem(void *dst, uintptr_t src, size_t n)
 {
     /* An fd opened before fork reads the parent: reopen per pid. */
-    if (proc_mem_fd < 0 || proc_mem_pid != pp_state.pid) {
-        if (proc_mem_fd >= 0)
+    if (proc_mem_pid != pp_state.pid || !proc_mem_fd_ours()) {
+        if (proc_mem_fd_ours())
             close(proc_mem_fd);
-        proc_mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
-        proc_mem_pid = pp_state.pid;
-        if (proc_mem_fd < 0)
+        proc_mem_fd = -1;
+        int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
             return -1;
+        /* Away from the low numbers programs dup2 onto and close. */
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
+        if (hi >= 0) {
+            close(fd);
+            fd = hi;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
+            close(fd);
+            return -1;
+        }
+        proc_mem_fd = fd;
+        proc_mem_dev = st.st_dev;
+        proc_mem_ino = st.st_ino;
+        proc_mem_pid = pp_state.pid;
     }
     if (pread(proc_mem_fd, dst, n, (off_t)src) == (ssize_t)n)
         return 0;

@@ -424,6 +424,9 @@ int sampler_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     atomic_store(&request, REQ_NONE);
     atomic_store(&acked, 0);
+    /* Until the new thread names itself: no kick may go to an old tid,
+     * which another thread of the program may have by now. */
+    atomic_store(&sampler_tid, 0);
     running = 1;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -495,10 +498,8 @@ void pp_finish(int how, int value)
     req_how = how;
     req_value = value;
     atomic_store(&request, REQ_FINISH);
-    pid_t tid = atomic_load(&sampler_tid);
     for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked) && running; i++) {
-        if (tid == 0)
-            tid = atomic_load(&sampler_tid);
+        pid_t tid = atomic_load(&sampler_tid);
         if (tid && i % 50 == 0)
             syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
         sleep_ms(1);
@@ -530,5 +531,12 @@ void pp_exec_failed(int token)
      * the image went on (format.h).  Same file, new zstd frame. */
     atomic_store(&finishing, 0);
     discard_on_finish = 0;
+    /* Only if the old thread is gone: pp_finish gives up waiting after
+     * WAIT_LIMIT_MS, and two samplers must never share the writer. */
+    if (!atomic_load(&acked) || running) {
+        pp_warn("the sampler did not stop before exec; the rest of this "
+                "image is not profiled");
+        return;
+    }
     pp_state.sampling = sampler_start() == 0;
 }

@@ -670,7 +670,9 @@ void writer_forget(void)
     /* The parent owns the file and everything buffered: the child must
      * not write a byte of it.  Tables are rebuilt for the child's file;
      * their memory is reused, only emptied. */
-    if (w.fd >= 0)
+    /* Closed only if it is still our file: a program that closed all its
+     * fds may have that number for something of its own now. */
+    if (fd_is_ours())
         close(w.fd);
     w.fd = -1;
     w.raw_len = 0;
@@ -687,10 +689,8 @@ void writer_forget(void)
 
 void writer_discard(void)
 {
-    if (w.fd >= 0) {
-        close(w.fd);
+    if (w.fd >= 0)
         unlink(w.path);
-    }
     writer_forget();
 }
 

@@ -24,7 +24,7 @@ def main():
     spin(0.2)
     pid = os.fork()
     if pid == 0:
-        spin(0.2)
+        spin(0.5)
         os._exit(0)
     os.waitpid(pid, 0)
     done.set()
