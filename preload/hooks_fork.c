@@ -51,6 +51,8 @@ PP_EXPORT pid_t fork(void)
     if (!real_fork)
         real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
     if (!pp_state.sampling)
+        pp_dlopen_check();     /* a pre-fork server that loaded Python */
+    if (!pp_state.sampling)
         return real_fork();
     sampler_pause();
     pid_t pid = real_fork();

@@ -30,4 +30,13 @@ void pp_exit_init(void);
 /* Registers the exit-status handler; called when the first file opens. */
 void pp_exit_register(void);
 
+/* Interpreter detection (preload.c): whether it ran with an answer, and
+ * running it (again) after libraries were loaded.  hooks_dlopen.c calls
+ * the second after a dlopen; pp_dlopen_check() catches up with bare-name
+ * loads it let through untouched, from ordinary (non-vfork) code. */
+int pp_python_seen(void);
+void pp_detect_python(void);
+void pp_dlopen_init(void);
+void pp_dlopen_check(void);
+
 #endif

@@ -95,29 +95,19 @@ static void start_python(void)
     pp_start(pp_state.started_by);
 }
 
-typedef void *(*dlopen_fn)(const char *, int);
-static dlopen_fn real_dlopen;
 static int python_seen;     /* pyvm_detect said yes or "unsupported" once */
 
-static void detect_python(void)
+int pp_python_seen(void) { return python_seen; }
+
+/* Looks for an interpreter in the process (constructor, and again after
+ * a dlopen: hooks_dlopen.c).  The sampler then waits, as usual, for the
+ * interpreter to be initialized. */
+void pp_detect_python(void)
 {
     int r = pyvm_detect();
     python_seen = r != 0;
     if (r == 1)
         start_python();
-}
-
-/* Embedders and bootloaders (PyInstaller, plugins) load libpython later:
- * look again after every dlopen until an interpreter shows up.  The sampler
- * then waits, as usual, for the interpreter to be initialized. */
-PP_EXPORT void *dlopen(const char *file, int mode)
-{
-    if (!real_dlopen)
-        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-    void *h = real_dlopen(file, mode);
-    if (h && !python_seen)
-        detect_python();
-    return h;
 }
 
 __attribute__((constructor))
@@ -136,6 +126,6 @@ static void pp_init(int argc, char **argv, char **envp)
     pp_hide_thread_init();
     sigchain_resolve();
 
-    real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-    detect_python();
+    pp_dlopen_init();
+    pp_detect_python();
 }

@@ -1,0 +1,125 @@
+/*
+ * test_embed.c — libraries loaded with dlopen: an interpreter that an
+ * embedder loads late is profiled (by path and by bare name), and the
+ * preload leaves dlopen's search for bare names exactly as it was (the
+ * caller's own RUNPATH still applies).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define HZ 400
+
+/* Compiles tests/fixtures/NAME.c into a shared library at out. */
+static void cc_shared(const char *name, const char *out, const char *extra)
+{
+    char src[4096];
+    snprintf(src, sizeof src, "%s/../fixtures/%s.c", getenv("PYPROF_TEST_SCRIPTS"), name);
+    const char *argv[] = { "cc", "-shared", "-fPIC", "-o", out, src, extra, NULL };
+    if (!extra)
+        argv[6] = NULL;
+    struct pp_result r;
+    pp_run(&r, argv, NULL, 60, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "cc %s: %s\n%s", name, pp_describe(&r), r.err);
+}
+
+PP_TEST(embed, a_bare_name_dlopen_still_searches_the_callers_runpath, .timeout = 60)
+{
+    const char *lib = pp_tmpdir();
+    char sub[4096], inner[4200], outer[4200], code[8800];
+    snprintf(sub, sizeof sub, "%s/sub", lib);
+    const char *mk[] = { "mkdir", "-p", sub, NULL };
+    struct pp_result r;
+    pp_run(&r, mk, NULL, 10, NULL, NULL);
+    snprintf(inner, sizeof inner, "%s/libpp_inner.so", sub);
+    snprintf(outer, sizeof outer, "%s/libpp_outer.so", lib);
+    cc_shared("rpath_inner", inner, NULL);
+    cc_shared("rpath_outer", outer, "-Wl,-rpath,$ORIGIN/sub");
+    /* libpp_outer.so is opened by path; it opens libpp_inner.so by bare
+     * name, which only its own RUNPATH finds. */
+    snprintf(code, sizeof code,
+             "import ctypes; print('probe', ctypes.CDLL(%s%s%s).probe())", "'", outer, "'");
+    const char *argv[] = { py->path, "-c", code, NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, argv, NULL, 30, NULL, NULL);
+    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 30, NULL, NULL);
+    pp_assert(py, strstr(plain.out, "probe 42"), "without the preload: %s %s",
+              plain.out, plain.err);
+    pp_expect(py, strstr(pre.out, "probe 42"), "under the preload the bare-name "
+              "dlopen did not find the library its caller's RUNPATH names: %s %s",
+              pre.out, pre.err);
+}
+
+/* libpython's directory and file name for py, or 0 for a static build. */
+static int libpython_of(const struct pp_python *py, char *dir, size_t dcap,
+                        char *name, size_t ncap, char *home, size_t hcap)
+{
+    const char *argv[] = { py->path, "-c",
+        "import sys, sysconfig as s; print(s.get_config_var('LIBDIR'), "
+        "s.get_config_var('INSTSONAME') or '-', sys.base_prefix)", NULL };
+    struct pp_result r;
+    pp_run(&r, argv, NULL, 30, NULL, NULL);
+    char d[1024], n[256], h[1024];
+    if (sscanf(r.out, "%1023s %255s %1023s", d, n, h) != 3 || !strstr(n, ".so"))
+        return 0;
+    snprintf(dir, dcap, "%s", d);
+    snprintf(name, ncap, "%s", n);
+    snprintf(home, hcap, "%s", h);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", d, n);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fclose(f);
+    return 1;
+}
+
+static void embedded(const struct pp_python *py, int by_path)
+{
+    char dir[1024], name[256], home[1024];
+    if (!libpython_of(py, dir, sizeof dir, name, sizeof name, home, sizeof home)) {
+        fprintf(stderr, "SKIP: embed test for %s: no shared libpython (static build)\n",
+                py->label);
+        return;
+    }
+    char lib[2048], ldpath[2048], phome[2048];
+    snprintf(lib, sizeof lib, "%s/%s", dir, name);
+    snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", dir);
+    snprintf(phome, sizeof phome, "PYTHONHOME=%s", home);
+    const char *script =
+        "import time\n"
+        "def embedded_burn(seconds):\n"
+        "    end = time.perf_counter() + seconds\n"
+        "    while time.perf_counter() < end:\n"
+        "        pass\n"
+        "embedded_burn(0.5)\n";
+    const char *argv[] = { getenv("PYPROF_TEST_EMBED"), by_path ? lib : name, script, NULL };
+    const char *extra[] = { ldpath, phome, NULL };
+    const char *out = pp_tmpdir();
+    struct pp_result run;
+    pp_run(&run, argv, pp_profile_env(out, HZ, extra), 60, NULL, NULL);
+    pp_assert(py, run.exited && run.code == 0, "pp-embed %s: %s\n%s", argv[1],
+              pp_describe(&run), run.err);
+    struct pp_result rep;
+    pp_merge(&rep, "collapsed", NULL, out);
+    pp_assert(py, rep.exited && rep.code == 0, "pyprof-merge: %s\n%s",
+              pp_describe(&rep), rep.err);
+    struct pp_profile prof;
+    pp_parse_collapsed(py, &rep, &prof);
+    long n = pp_count_leaf(&prof, "embedded_burn");
+    pp_expect(py, n >= 0.5 * HZ * 0.3, "libpython loaded by %s (%s): %ld samples "
+              "in embedded_burn, expected most of 0.5 s at %d Hz",
+              by_path ? "path" : "bare name", argv[1], n, HZ);
+}
+
+PP_TEST(embed, an_interpreter_loaded_by_path_with_dlopen_is_profiled, .timeout = 60)
+{
+    embedded(py, 1);
+}
+
+PP_TEST(embed, an_interpreter_loaded_by_bare_name_with_dlopen_is_profiled, .timeout = 60)
+{
+    embedded(py, 0);
+}
