@@ -340,10 +340,6 @@ static void add_file(struct model *m, uint32_t pi)
 {
     struct m_proc *p = &m->procs[pi];
     struct rd_file *f = p->f;
-    snprintf(p->id, sizeof p->id, "%016llx", (unsigned long long)f->uid);
-    if (f->parent_uid)
-        snprintf(p->parent_id, sizeof p->parent_id, "%016llx",
-                 (unsigned long long)f->parent_uid);
     p->nthreads = f->nthreads;
     p->threads = calloc(f->nthreads ? f->nthreads : 1, sizeof *p->threads);
     for (size_t t = 0; t < f->nthreads; t++)
@@ -412,13 +408,54 @@ static void argv_key(const struct rd_file *f, char *buf, size_t cap)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", f->argv[i]);
 }
 
+/* Every process's parent, by image id (the first process of a duplicated
+ * id wins).  A parent chain that loops (only damaged or forged files can
+ * do that) is cut where it comes back, so that every process is reached
+ * from a root. */
 static void link_tree(struct model *m)
 {
+    size_t cap = 64;
+    while (cap < m->nprocs * 2)
+        cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot);          /* proc index + 1 */
+    if (!slot) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
     for (size_t i = 0; i < m->nprocs; i++) {
-        m->procs[i].parent = -1;
-        for (size_t k = 0; k < m->nprocs && m->procs[i].parent_id[0]; k++)
-            if (k != i && !strcmp(m->procs[k].id, m->procs[i].parent_id))
-                m->procs[i].parent = (long)k;
+        struct m_proc *p = &m->procs[i];
+        snprintf(p->id, sizeof p->id, "%016llx", (unsigned long long)p->f->uid);
+        if (p->f->parent_uid)
+            snprintf(p->parent_id, sizeof p->parent_id, "%016llx",
+                     (unsigned long long)p->f->parent_uid);
+        size_t j = mix(p->f->uid) & (cap - 1);
+        while (slot[j] && m->procs[slot[j] - 1].f->uid != p->f->uid)
+            j = (j + 1) & (cap - 1);
+        if (!slot[j])
+            slot[j] = (uint32_t)i + 1;
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        struct m_proc *p = &m->procs[i];
+        p->parent = -1;
+        if (!p->f->parent_uid)
+            continue;
+        size_t j = mix(p->f->parent_uid) & (cap - 1);
+        while (slot[j] && m->procs[slot[j] - 1].f->uid != p->f->parent_uid)
+            j = (j + 1) & (cap - 1);
+        if (slot[j] && slot[j] - 1 != i)
+            p->parent = (long)slot[j] - 1;
+    }
+    free(slot);
+    /* Cut loops: walking up from i, meeting i again within nprocs steps. */
+    for (size_t i = 0; i < m->nprocs; i++) {
+        long k = m->procs[i].parent;
+        for (size_t steps = 0; k >= 0 && steps < m->nprocs; steps++) {
+            if ((size_t)k == i) {
+                m->procs[i].parent = -1;
+                break;
+            }
+            k = m->procs[k].parent;
+        }
     }
 }
 

@@ -84,35 +84,43 @@ static size_t stack_proc(const struct model *m, size_t i)
     return m->stacks[i].proc;
 }
 
+#define TREE_DEPTH 64     /* deeper descendants are listed after the tree */
+
+static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
+{
+    const struct m_proc *p = &m->procs[i];
+    const struct rd_file *f = p->f;
+    char argv[200], ex[48], rate[32] = "-";
+    model_argv_str(p, argv, sizeof argv);
+    model_exit_str(p, ex, sizeof ex);
+    double d = out_duration(p);
+    if (d > 0)
+        snprintf(rate, sizeof rate, "%.0f/%.0f", (double)f->counters.ticks / d,
+                 f->interval_ns ? 1e9 / (double)f->interval_ns : 0);
+    fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
+            depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
+            (unsigned long long)p->samples, rate,
+            (unsigned long long)f->counters.rejected,
+            (unsigned long long)f->counters.missed,
+            (double)f->counters.sampler_cpu_ns / 1e6, ex, f->python, argv,
+            f->complete ? "" : "  [incomplete]");
+    if (p->folded > 1)
+        fprintf(o, "  [x%u identical processes folded]", p->folded);
+    fputc('\n', o);
+}
+
 static void tree_rows(FILE *o, const struct model *m, const struct groups *kids,
-                      long parent, int depth)
+                      long parent, int depth, char *shown)
 {
     size_t g = (size_t)(parent + 1);
     for (size_t k = kids->first[g]; k < kids->first[g + 1]; k++) {
         size_t i = kids->ix[k];
-        const struct m_proc *p = &m->procs[i];
-        if (p->folded_into >= 0)
+        if (m->procs[i].folded_into >= 0)
             continue;
-        const struct rd_file *f = p->f;
-        char argv[200], ex[48], rate[32] = "-";
-        model_argv_str(p, argv, sizeof argv);
-        model_exit_str(p, ex, sizeof ex);
-        double d = out_duration(p);
-        if (d > 0)
-            snprintf(rate, sizeof rate, "%.0f/%.0f", (double)f->counters.ticks / d,
-                     f->interval_ns ? 1e9 / (double)f->interval_ns : 0);
-        fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
-                depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
-                (unsigned long long)p->samples, rate,
-                (unsigned long long)f->counters.rejected,
-                (unsigned long long)f->counters.missed,
-                (double)f->counters.sampler_cpu_ns / 1e6, ex, f->python, argv,
-                f->complete ? "" : "  [incomplete]");
-        if (p->folded > 1)
-            fprintf(o, "  [x%u identical processes folded]", p->folded);
-        fputc('\n', o);
-        if (depth < 64)
-            tree_rows(o, m, kids, (long)i, depth + 1);
+        tree_row(o, m, i, depth);
+        shown[i] = 1;
+        if (depth < TREE_DEPTH)
+            tree_rows(o, m, kids, (long)i, depth + 1, shown);
     }
 }
 
@@ -123,10 +131,21 @@ static int tree(FILE *o, const struct model *m)
     fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-24s %-8s %s\n", "PID", "HOW",
             "SAMPLES", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON", "COMMAND");
     struct groups kids;
-    int r = group(&kids, m, m->nprocs, m->nprocs + 1, parent_group);
-    if (r == 0)
-        tree_rows(o, m, &kids, -1, 0);
-    groups_free(&kids);
+    char *shown = calloc(m->nprocs ? m->nprocs : 1, 1);
+    int r = shown ? group(&kids, m, m->nprocs, m->nprocs + 1, parent_group) : -1;
+    if (r == 0) {
+        tree_rows(o, m, &kids, -1, 0, shown);
+        int header = 0;
+        for (size_t i = 0; i < m->nprocs; i++) {
+            if (shown[i] || m->procs[i].folded_into >= 0)
+                continue;
+            if (!header++)
+                fprintf(o, "  (more than %d levels below a root:)\n", TREE_DEPTH);
+            tree_row(o, m, i, 0);
+        }
+        groups_free(&kids);
+    }
+    free(shown);
     return r;
 }
 

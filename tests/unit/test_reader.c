@@ -45,16 +45,19 @@ struct written {
     uint64_t flush_samples[TICKS / FLUSH_EVERY + 2];
 };
 
-static void write_profile(struct written *w)
+/* A profile of process pid (image id uid, started by `by` from parent). */
+static void write_profile_as(struct written *w, int pid, uint64_t uid,
+                             uint64_t parent, int by)
 {
     char dir[] = "/tmp/pyprof-unit.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/out", dir);
     pp_config.hz = 100;
-    pp_state.pid = 4242;
+    pp_state.pid = pid;
     pp_state.ppid = 1;
-    pp_state.uid = 0x1234abcdULL;
-    pp_state.started_by = PP_START_ROOT;
+    pp_state.uid = uid;
+    pp_state.parent_uid = parent;
+    pp_state.started_by = by;
     char *argv[] = { "python3", "app.py", "--flag", NULL };
     /* Ticks are stamped on the monotonic clock, after the file's start. */
     struct timespec ts;
@@ -101,6 +104,11 @@ static void write_profile(struct written *w)
             snprintf(w->path, sizeof w->path, "%s/%s", pp_config.out_dir, e->d_name);
     closedir(d);
     cr_assert(w->path[0], "the writer made no file");
+}
+
+static void write_profile(struct written *w)
+{
+    write_profile_as(w, 4242, 0x1234abcdULL, 0, PP_START_ROOT);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -281,4 +289,39 @@ Test(reports, json_and_text_describe_the_process)
     cr_assert(row && strstr(row, " 12.3 ") && strstr(row, " 12.3 ") < strchr(row, '\n'),
               "no sampler CPU (12.3 ms) in the process row:\n%s", out);
     free(out);
+}
+
+/* The row of pid in a text report, and how far it is indented. */
+static int row_indent(const char *out, const char *pid)
+{
+    const char *tree = strstr(out, "Process tree");
+    cr_assert_not_null(tree, "%s", out);
+    for (const char *l = tree; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        int sp = (int)strspn(l, " ");
+        if (!strncmp(l + sp, pid, strlen(pid)) && l[sp + strlen(pid)] == ' ')
+            return sp;
+    }
+    cr_assert_fail("no row for %s in:\n%s", pid, out);
+    return -1;
+}
+
+Test(reports, the_text_tree_indents_a_child_under_its_parent)
+{
+    struct written root, child;
+    write_profile_as(&root, 4242, 0xa1ULL, 0, PP_START_ROOT);
+    write_profile_as(&child, 4243, 0xb2ULL, 0xa1ULL, PP_START_FORK);
+    char *paths[] = { child.path, root.path };
+    struct m_options mo = { .mode = MODE_WALL };
+    struct model *m = model_build(paths, 2, &mo, 2);
+    cr_assert_not_null(m);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&buf, &n);
+    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
+    cr_assert_eq(out_text(o, m, &oo), 0);
+    fclose(o);
+    model_free(m);
+    cr_assert_eq(row_indent(buf, "4243"), row_indent(buf, "4242") + 2,
+                 "the fork child is not indented under its parent:\n%s", buf);
+    free(buf);
 }
