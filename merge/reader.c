@@ -515,7 +515,10 @@ static int ready(struct parser *p, int chunk)
 static size_t feed(struct parser *p, const uint8_t *in, size_t n, size_t *hint)
 {
     ZSTD_inBuffer ib = { in, n, 0 };
-    while (ib.pos < ib.size && !p->failed) {
+    /* Until the input is used up and zstd had room to spare: with the
+     * output full it may still hold decoded bytes, which at the end of a
+     * cut file are the last samples flushed before the cut. */
+    while (!p->failed) {
         if (p->cap - p->len < ZSTD_DStreamOutSize()) {
             size_t cap = p->cap ? p->cap * 2 : 2 * ZSTD_DStreamOutSize();
             if (cap > 2 * (PP_MAX_RECORD + ZSTD_DStreamOutSize()) && p->len > PP_MAX_RECORD) {
@@ -538,6 +541,8 @@ static size_t feed(struct parser *p, const uint8_t *in, size_t n, size_t *hint)
         }
         *hint = r;
         parse(p);
+        if (ib.pos == ib.size && ob.pos < ob.size)
+            break;
     }
     return ib.pos;
 }

@@ -38,6 +38,8 @@ struct str_slot { uint64_t hash; const char *s; uint32_t len, id; };
 /* Per-thread previous path, outermost first. */
 struct path { uint32_t *node; unsigned len, cap; uint32_t seq; };
 
+static void reset_tables(void);
+
 static struct {
     int fd;
     dev_t dev; ino_t ino;           /* to notice an fd taken over by the app */
@@ -572,6 +574,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     w.gen++;
     w.next_string = w.next_code = w.next_node = 0;
     w.raw_len = 0;
+    reset_tables();
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
     ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
@@ -665,6 +668,21 @@ void writer_end(int how, int value, const struct pp_counters *c)
     compress(ZSTD_e_end);
 }
 
+/* Empties the string, code-path and node tables (their memory is kept):
+ * ids restart at 1 in every file, and every file defines its own. */
+static void reset_tables(void)
+{
+    w.tick_len = 0;
+    if (w.nodes)
+        memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
+    w.nodes_used = 0;
+    if (w.strs)
+        memset(w.strs, 0, w.strs_cap * sizeof *w.strs);
+    w.strs_used = 0;
+    for (size_t i = 0; i < w.npaths; i++)
+        w.paths[i].len = 0;
+}
+
 void writer_forget(void)
 {
     /* The parent owns the file and everything buffered: the child must
@@ -676,15 +694,7 @@ void writer_forget(void)
         close(w.fd);
     w.fd = -1;
     w.raw_len = 0;
-    w.tick_len = 0;
-    if (w.nodes)
-        memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
-    w.nodes_used = 0;
-    if (w.strs)
-        memset(w.strs, 0, w.strs_cap * sizeof *w.strs);
-    w.strs_used = 0;
-    for (size_t i = 0; i < w.npaths; i++)
-        w.paths[i].len = 0;
+    reset_tables();
 }
 
 void writer_discard(void)

@@ -203,6 +203,76 @@ Test(reader, keeps_every_sample_flushed_before_a_cut, .timeout = 120)
     free(data);
 }
 
+/* A file whose writer was killed right after a flush, with much decoded
+ * data in each flush: the reader must drain zstd at the end of the input,
+ * not only while input remains. */
+/* Writes `ticks` ticks of `per` samples, flushing every `every` ticks, and
+ * no END: the process was killed right after its last flush.  Returns the
+ * samples written; the file's path goes to path. */
+static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
+                             char *path, size_t cap)
+{
+    char *argv[] = { "python3", "big.py", NULL };
+    pp_state.uid = uid;
+    cr_assert_eq(writer_open(argv, 10000000), 0);
+    writer_thread(1, 4242, "MainThread");
+    writer_thread(2, 4243, "worker");
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    struct pp_counters c = { 0 };
+    for (int t = 0; t < ticks; t++) {
+        struct pyvm_frame two[2] = { { &inner, 6 + t % 3 }, { &outer, 2 } };
+        struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
+                                 .frames = two };
+        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL + (uint64_t)(t % 7) * 4096);
+        for (int k = 0; k < per; k++)
+            writer_sample((uint32_t)(1 + k % 2), &a, (unsigned)(t % 3 == 0));
+        writer_tick_end();
+        c.samples += (uint64_t)per;
+        c.ticks++;
+        if (t % every == every - 1)
+            writer_flush(&c);
+    }
+    char want[32];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
+    path[0] = 0;
+    DIR *d = opendir(pp_config.out_dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, want))
+            snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
+    closedir(d);
+    writer_forget();
+    return c.samples;
+}
+
+/* Much decoded data in each flush: the reader must drain zstd at the end
+ * of the input (its output may have been full), not only while input
+ * remains. */
+Test(reader, a_file_killed_after_large_flushes_keeps_every_sample, .timeout = 120)
+{
+    struct written w;
+    write_profile(&w);         /* sets up the writer's configuration */
+    static const int shapes[][3] = {   /* ticks, samples per tick, flush every */
+        { 300000, 1, 100000 }, { 300000, 2, 100000 }, { 200000, 1, 50000 },
+        { 120000, 3, 40000 }, { 90000, 1, 30000 },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        char path[8192];
+        uint64_t n = write_killed(0x70 + i, shapes[i][0], shapes[i][1], shapes[i][2],
+                                  path, sizeof path);
+        struct rd_file *f = rd_read(path);
+        cr_assert_not_null(f);
+        cr_assert_eq(f->samples, n, "%d ticks x %d, flushed every %d: %llu of %llu "
+                     "flushed samples read back (%s)", shapes[i][0], shapes[i][1],
+                     shapes[i][2], (unsigned long long)f->samples,
+                     (unsigned long long)n, f->problem ? f->problem : "");
+        cr_assert_not_null(f->problem, "a file without its END must be reported");
+        rd_free(f);
+    }
+}
+
 Test(reader, names_empty_foreign_and_corrupt_files)
 {
     struct rd_file *f = rd_read_mem("empty", (const uint8_t *)"", 0);
