@@ -362,9 +362,11 @@ static void add_file(struct model *m, uint32_t pi)
         fprintf(stderr, "pyprof-merge: out of memory\n");
         exit(2);
     }
+    /* The reader lets through only codes with defined names, and nodes of
+     * defined codes: a node never meets an undefined code here. */
     for (size_t c = 1; c < f->ncodes; c++) {
         const struct rd_code *k = &f->codes[c];
-        if (k->qualname || k->filename)
+        if (k->qualname)
             func[c] = intern_func(m, rd_string(f, k->qualname),
                                   rd_string(f, k->filename), rd_string(f, k->name),
                                   k->firstlineno, p->code_hash[c]);

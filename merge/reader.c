@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,10 @@ struct parser {
     size_t counts_cap;         /* addressing; a table of x's             */
     int seen_header;
     int failed;            /* a problem was recorded: stop */
+    /* Highest id defined so far per table: the writer numbers each table
+     * 1, 2, 3..., so an id further ahead is damage (and would make the
+     * table's allocation follow the file's say-so). */
+    uint64_t top_string, top_code, top_node, top_thread;
 };
 
 static void problem(struct parser *p, const char *fmt, ...)
@@ -106,13 +111,18 @@ static void *reserve(struct parser *p, void *buf, size_t *cap, size_t bytes)
     return n;
 }
 
-/* Grows an id-indexed array so that index id exists. */
-static int grow(struct parser *p, void **arr, size_t *n, size_t elem, uint64_t id)
+/* Grows an id-indexed array so that index id exists.  An id may be one
+ * past the highest defined so far (*top), or a redefinition. */
+static int grow(struct parser *p, void **arr, size_t *n, size_t elem, uint64_t id,
+                uint64_t *top)
 {
-    if (id == 0 || id > PP_MAX_ID) {
-        problem(p, "corrupt: id %llu out of range", (unsigned long long)id);
+    if (id == 0 || id > PP_MAX_ID || id > *top + 1) {
+        problem(p, "corrupt: id %llu out of range (highest so far %llu)",
+                (unsigned long long)id, (unsigned long long)*top);
         return -1;
     }
+    if (id > *top)
+        *top = id;
     if (id < *n)
         return 0;
     size_t want = *n ? *n : 64;
@@ -125,6 +135,11 @@ static int grow(struct parser *p, void **arr, size_t *n, size_t elem, uint64_t i
     *arr = a;
     *n = want;
     return 0;
+}
+
+static int defined_string(const struct rd_file *f, uint64_t id)
+{
+    return id && id < f->nstrings && f->strings[id];
 }
 
 struct cur { const uint8_t *p, *end; int bad; };
@@ -380,7 +395,8 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             problem(p, "corrupt: bad string record");
             return;
         }
-        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id) != 0)
+        if (grow(p, (void **)&f->strings, &f->nstrings, sizeof *f->strings, id,
+                 &p->top_string) != 0)
             return;
         f->strings[id] = s;
         return;
@@ -392,12 +408,14 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         k.filename = (uint32_t)get_v(&c);
         k.firstlineno = (uint32_t)get_v(&c);
         k.name = (uint32_t)get_v(&c);
-        if (c.bad || k.qualname >= f->nstrings || k.filename >= f->nstrings ||
-            k.name >= f->nstrings) {
+        /* Names must be strings already defined (name may be absent). */
+        if (c.bad || !defined_string(f, k.qualname) || !defined_string(f, k.filename) ||
+            (k.name && !defined_string(f, k.name))) {
             problem(p, "corrupt: bad code record");
             return;
         }
-        if (grow(p, (void **)&f->codes, &f->ncodes, sizeof *f->codes, id) != 0)
+        if (grow(p, (void **)&f->codes, &f->ncodes, sizeof *f->codes, id,
+                 &p->top_code) != 0)
             return;
         f->codes[id] = k;
         return;
@@ -406,16 +424,21 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         uint64_t id = get_v(&c), parent = get_v(&c), code = get_v(&c);
         int64_t line = pp_unzigzag(get_v(&c));
         /* A parent is always defined before its children: no cycles. */
+        /* A parent is always defined before its children: no cycles; and
+         * no stack deeper than the writer keeps. */
+        uint32_t depth = parent && parent < f->nnodes ? f->nodes[parent].depth + 1 : 1;
         if (c.bad || parent >= id || (parent && (parent >= f->nnodes ||
             !f->nodes[parent].code)) || code == 0 || code >= f->ncodes ||
-            line < -1 || line > INT32_MAX) {
+            !f->codes[code].qualname || line < -1 || line > INT32_MAX ||
+            depth > PP_MAX_DEPTH) {
             problem(p, "corrupt: bad stack node record");
             return;
         }
-        if (grow(p, (void **)&f->nodes, &f->nnodes, sizeof *f->nodes, id) != 0)
+        if (grow(p, (void **)&f->nodes, &f->nnodes, sizeof *f->nodes, id,
+                 &p->top_node) != 0)
             return;
         f->nodes[id] = (struct rd_node){ (uint32_t)parent, (uint32_t)code,
-                                         (int32_t)line };
+                                         (int32_t)line, depth };
         return;
     }
     case PP_REC_THREAD: {
@@ -425,7 +448,8 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             problem(p, "corrupt: bad thread record");
             return;
         }
-        if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx) != 0)
+        if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx,
+                 &p->top_thread) != 0)
             return;
         f->threads[idx] = (struct rd_thread){ (uint32_t)tid, name };
         return;
@@ -433,10 +457,18 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     case PP_REC_TICK:
         rec_tick(p, &c);
         return;
-    case PP_REC_COUNTERS:
-        get_counters(&c, &f->counters);
-        f->has_counters = !c.bad;
+    case PP_REC_COUNTERS: {
+        struct rd_counters k;
+        memset(&k, 0, sizeof k);
+        get_counters(&c, &k);
+        if (c.bad) {       /* the last good ones stay */
+            problem(p, "corrupt: bad counters record");
+            return;
+        }
+        f->counters = k;
+        f->has_counters = 1;
         return;
+    }
     case PP_REC_END:
         f->end_ns = get_v(&c);
         f->end_how = get_u8(&c);
@@ -624,9 +656,16 @@ struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
     struct rd_file *f = start(&p, x, path);
     if (!f)
         return NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named *.zst must not hang the merge. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         problem(&p, "cannot open: %s", strerror(errno));
+        return f;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        problem(&p, "not a regular file");
+        close(fd);
         return f;
     }
     size_t hint = 0, total = 0;

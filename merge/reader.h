@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 struct rd_code { uint32_t qualname, filename, name, firstlineno; };
-struct rd_node { uint32_t parent, code; int32_t line; };
+struct rd_node { uint32_t parent, code; int32_t line; uint32_t depth; };
 struct rd_thread { uint32_t tid; char *name; };
 struct rd_block;
 struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
