@@ -11,6 +11,16 @@
 
 struct row { uint64_t group; uint32_t leaf, proc, thread; uint64_t count; };
 
+/* A name as one field of a line: ';' would split the frame and a newline
+ * the line, so ';' becomes ':' and control characters '?'. */
+static void field(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        fputc(c == ';' ? ':' : c < 0x20 || c == 0x7f ? '?' : c, o);
+    }
+}
+
 static int cmp_row(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
@@ -40,15 +50,24 @@ int out_collapsed(FILE *o, const struct model *m, const struct out_options *opt)
         char a[256], b[256];
         struct m_stack s = { r.proc, r.thread, r.leaf, r.count };
         int n = out_group_frames(m, &s, opt->group, a, b, sizeof a);
-        if (n >= 1)
-            fprintf(o, "%s;", a);
-        if (n >= 2)
-            fprintf(o, "%s;", b);
+        if (n >= 1) {
+            field(o, a);
+            fputc(';', o);
+        }
+        if (n >= 2) {
+            field(o, b);
+            fputc(';', o);
+        }
         size_t depth = model_path(m, r.leaf, path, PP_MAX_DEPTH + 1);
         for (size_t k = 0; k < depth; k++) {
             const struct m_frame *fr = &m->frames[path[k]];
             const struct m_func *fn = &m->funcs[fr->func];
-            fprintf(o, "%s%s (%s:%d)", k ? ";" : "", fn->name, fn->file, fr->line);
+            if (k)
+                fputc(';', o);
+            field(o, fn->name);
+            fputs(" (", o);
+            field(o, fn->file);
+            fprintf(o, ":%d)", fr->line);
         }
         fprintf(o, " %llu\n", (unsigned long long)r.count);
     }

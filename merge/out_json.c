@@ -1,8 +1,9 @@
 /*
  * out_json.c — the SPEC §6 document: totals, processes (with the tree as
  * id/parent), functions, stacks with counts (outermost frame first), and
- * problems.  Strings are escaped; non-UTF-8 bytes pass through as they
- * were recorded (CPython strings are valid UTF-8).
+ * problems.  Strings are escaped, and bytes that are not UTF-8 (a damaged
+ * or forged file; CPython's own strings always are) become U+FFFD, so the
+ * document stays valid JSON.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,43 @@
 #include "output.h"
 #include "pyprof/format.h"
 
+/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
+ * 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+               c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n)
+        return 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 static void str(FILE *o, const char *s)
 {
     fputc('"', o);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    const unsigned char *u = (const unsigned char *)s;
+    while (u && *u) {
+        unsigned char c = *u;
+        if (c >= 0x80) {
+            size_t n = utf8_len(u);
+            if (n)
+                fwrite(u, 1, n, o);
+            else
+                fputs("\\ufffd", o);
+            u += n ? n : 1;
+            continue;
+        }
         if (c == '"' || c == '\\')
             fprintf(o, "\\%c", c);
         else if (c == '\n')
@@ -25,6 +58,7 @@ static void str(FILE *o, const char *s)
             fprintf(o, "\\u%04x", c);
         else
             fputc(c, o);
+        u++;
     }
     fputc('"', o);
 }
