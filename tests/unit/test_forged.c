@@ -16,6 +16,7 @@
 #include "output.h"
 #include "pyprof/format.h"
 #include "reader.h"
+#include "report_of.h"
 
 struct rb { uint8_t *b; size_t n, cap; };
 
@@ -195,24 +196,6 @@ Test(forged, a_stack_deeper_than_the_format_allows_is_cut_where_it_goes_too_deep
     free(raw.b);
 }
 
-/* Writes one report of the file at path into memory. */
-static char *report_of(const char *path, enum out_group g,
-                       int (*writer)(FILE *, const struct model *, const struct out_options *))
-{
-    char *paths[] = { (char *)path };
-    struct m_options mo = { .mode = MODE_WALL };
-    struct model *m = model_build(paths, 1, &mo, 1);
-    cr_assert_not_null(m);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&buf, &n);
-    struct out_options oo = { .group = g, .top = 10 };
-    cr_assert_eq(writer(o, m, &oo), 0);
-    fclose(o);
-    model_free(m);
-    return buf;
-}
-
 Test(forged, names_with_separators_and_bad_utf8_keep_every_report_well_formed)
 {
     struct rb raw = { 0 };
@@ -226,7 +209,7 @@ Test(forged, names_with_separators_and_bad_utf8_keep_every_report_well_formed)
     const char *path = to_file(&raw);
 
     /* one line, three fields (process, thread, the frame), one count */
-    char *col = report_of(path, GROUP_THREAD, out_collapsed);
+    char *col = report_of(path, MODE_WALL, GROUP_THREAD, out_collapsed);
     cr_assert_eq(strchr(col, '\n'), col + strlen(col) - 1, "more than one line:\n%s", col);
     size_t semis = 0;
     for (const char *c = col; *c; c++)
@@ -237,7 +220,7 @@ Test(forged, names_with_separators_and_bad_utf8_keep_every_report_well_formed)
     free(col);
 
     /* JSON: escaped, and the bad bytes replaced, so it is UTF-8 */
-    char *js = report_of(path, GROUP_NONE, out_json);
+    char *js = report_of(path, MODE_WALL, GROUP_NONE, out_json);
     cr_assert(strstr(js, "\"a;b\\nc\""), "%.400s", js);
     cr_assert(strstr(js, "/odd\\ufffd\\ufffd.py"), "%.600s", js);
     cr_assert_null(strchr(js, '\xff'), "a raw 0xff byte in the JSON");

@@ -20,6 +20,7 @@
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "reader.h"
+#include "report_of.h"
 #include "state.h"
 #include "writer.h"
 
@@ -302,22 +303,10 @@ Test(reader, names_empty_foreign_and_corrupt_files)
     free(data);
 }
 
-static char *report(const char *path, enum m_mode mode,
-                    int (*writer)(FILE *, const struct model *, const struct out_options *),
+static char *report(const char *path, enum m_mode mode, report_writer writer,
                     enum out_group g)
 {
-    char *paths[] = { (char *)path };
-    struct m_options mo = { .mode = mode };
-    struct model *m = model_build(paths, 1, &mo, 2);
-    cr_assert_not_null(m);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&buf, &n);
-    struct out_options oo = { .group = g, .top = 10 };
-    cr_assert_eq(writer(o, m, &oo), 0);
-    fclose(o);
-    model_free(m);
-    return buf;
+    return report_of(path, mode, g, writer);
 }
 
 Test(reports, collapsed_lines_are_outermost_first_with_counts)

@@ -1,0 +1,33 @@
+/*
+ * report_of.h — for the unit tests: one report of one profile file,
+ * written into memory (the caller frees it).
+ */
+#ifndef PYPROF_TEST_REPORT_OF_H
+#define PYPROF_TEST_REPORT_OF_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+
+#include "model.h"
+#include "output.h"
+
+typedef int (*report_writer)(FILE *, const struct model *, const struct out_options *);
+
+static inline char *report_of(const char *path, enum m_mode mode, enum out_group g,
+                              report_writer writer)
+{
+    char *paths[] = { (char *)path };
+    struct m_options mo = { .mode = mode };
+    struct model *m = model_build(paths, 1, &mo, 2);
+    cr_assert_not_null(m);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&buf, &n);
+    struct out_options oo = { .group = g, .top = 10 };
+    cr_assert_eq(writer(o, m, &oo), 0);
+    fclose(o);
+    model_free(m);
+    return buf;
+}
+
+#endif
