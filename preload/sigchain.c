@@ -42,6 +42,10 @@ struct slot {
 };
 
 static sigaction_fn real_sigaction_fn;
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+/* Resolved in the constructor: signal() may be called where dlsym must
+ * not run (a vfork child, a signal handler). */
+static signal_fn real_signal_fn, real_sysv_signal_fn;
 static volatile int chain_on;
 static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
@@ -188,6 +192,8 @@ void sigchain_resolve(void)
 {
     if (!real_sigaction_fn)
         real_sigaction_fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    real_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
+    real_sysv_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
 }
 
 PP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
@@ -242,8 +248,6 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags)
     return o.sa_handler;
 }
 
-typedef sighandler_t (*signal_fn)(int, sighandler_t);
-
 /* Signals we do not chain, and every signal while the chain is off, go to
  * glibc's own function, which also honours siginterrupt(). */
 static int chained(int sig)
@@ -253,7 +257,7 @@ static int chained(int sig)
 
 PP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-    static signal_fn real;
+    signal_fn real = real_signal_fn;
     if (!chained(sig)) {
         if (!real)
             real = (signal_fn)dlsym(RTLD_NEXT, "signal");
@@ -271,7 +275,7 @@ PP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 
 PP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-    static signal_fn real;
+    signal_fn real = real_sysv_signal_fn;
     if (!chained(sig)) {
         if (!real)
             real = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
