@@ -2,6 +2,7 @@
  * test_options.c — PYPROF_FOLLOW, PYPROF_ONLY, programs that close every
  * fd, folding identical workers, and pyprof-run's exit status.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +100,40 @@ Test(options, pyprof_run_exits_with_the_commands_status, .timeout = 60)
         cr_expect(r.exited && r.code == cases[i].value, "%s: pyprof-run %s, expected exit %d",
                   cases[i].code, pp_describe(&r), cases[i].value);
     }
+}
+
+struct sender { const char *ready; int sent; };
+
+/* Once the script is ready, sends pyprof-run (not the script) every
+ * signal it forwards, SIGINT last. */
+static void send_signals(void *arg, pid_t pid)
+{
+    struct sender *s = arg;
+    if (s->sent || access(s->ready, F_OK) != 0)
+        return;
+    const int sigs[] = { SIGUSR1, SIGUSR2, SIGHUP, SIGWINCH, SIGQUIT };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        kill(pid, sigs[i]);
+        usleep(50000);
+    }
+    kill(pid, SIGINT);
+    s->sent = 1;
+}
+
+Test(options, pyprof_run_forwards_signals_to_the_command, .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    char ready[4096];
+    snprintf(ready, sizeof ready, "%s/ready", pp_tmpdir());
+    const char *argv[] = { getenv("PYPROF_TEST_RUN"), "-q", "-o", dir, "--",
+                           "/usr/bin/python3", pp_script("signals.py"), ready, NULL };
+    struct sender s = { ready, 0 };
+    struct pp_result r;
+    pp_run(&r, argv, NULL, 40, send_signals, &s);
+    cr_assert(s.sent, "the script never became ready: %s\n%s", r.out, r.err);
+    cr_expect(strstr(r.out, "SIGHUP SIGQUIT SIGUSR1 SIGUSR2 SIGWINCH SIGINT"),
+              "the command did not get every signal sent to pyprof-run: %s\n%s",
+              r.out, r.err);
+    cr_expect(r.exited && r.code == 7, "pyprof-run %s, the command exits 7",
+              pp_describe(&r));
 }
