@@ -265,6 +265,38 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
               "JSON mode is %s with --mode cpu", pp_json_str(cpu, "mode"));
 }
 
+/* GIL mode keeps the samples of the thread that held the GIL: at most one
+ * thread per tick (the GIL excludes), most ticks while four threads spin
+ * in Python, and never a thread asleep in time.sleep (which releases it). */
+PP_TEST(core, gil_mode_keeps_at_most_one_thread_per_tick_and_never_a_sleeper,
+        .timeout = 120)
+{
+    struct roles t;
+    const char *dir = run_threads(py, &t);
+    const struct pp_json *wall = json_report(py, dir, "wall");
+    const struct pp_json *gil = json_report(py, dir, "gil");
+    double ticks = pp_json_num(wall, "processes.0.counters.ticks", -1);
+    double held = pp_json_num(gil, "totals.samples", -1);
+    pp_assert(py, ticks > 0 && held >= 0, "ticks %g, gil-mode samples %g", ticks, held);
+    pp_expect(py, held <= ticks * 1.02 + 2, "%g samples held the GIL in %g ticks: "
+              "more than one thread at a time", held, ticks);
+    long spinning = 0;
+    for (size_t i = 0; i < 4; i++) {
+        long g = thread_samples(gil, t.spin[i]);
+        spinning += g > 0 ? g : 0;
+        long g_sleep = thread_samples(gil, t.sleep[i]);
+        long w_sleep = thread_samples(wall, t.sleep[i]);
+        pp_expect(py, g_sleep <= 2 || g_sleep * 20 <= w_sleep,
+                  "sleeper %ld held the GIL in %ld of its %ld samples", t.sleep[i],
+                  g_sleep, w_sleep);
+    }
+    /* the spinners run for most of the 1 s the program lasts */
+    pp_expect(py, spinning * 10 >= (long)(ticks * 3),
+              "the four spinners held the GIL in only %ld of %g ticks", spinning, ticks);
+    pp_expect(py, strcmp(pp_json_str(gil, "mode") ? pp_json_str(gil, "mode") : "", "gil") == 0,
+              "JSON mode is %s with --mode gil", pp_json_str(gil, "mode"));
+}
+
 /* ------------------------------------------------------- tick accounting */
 
 /* Every deadline of the rate asked is either served (a tick) or counted
