@@ -137,3 +137,104 @@ Test(options, pyprof_run_forwards_signals_to_the_command, .timeout = 60)
     cr_expect(r.exited && r.code == 7, "pyprof-run %s, the command exits 7",
               pp_describe(&r));
 }
+
+/* pyprof-merge's own options on a two-process profile (a parent and its
+ * fork child): --pid, --top, -o, --group process, and its exit status
+ * for damaged and for unreadable input. */
+PP_TEST(options, pyprof_merge_selects_limits_groups_and_reports_damage, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run, r;
+    const char *args[] = { pp_script("fork_warning.py"), "single", NULL };
+    pp_run_python(&run, py, dir, 400, NULL, args);
+    pp_expect_ok(py, &run, "fork_warning.py");
+    pp_merge(&r, "json", NULL, dir);
+    pp_assert(py, r.exited && r.code == 0, "pyprof-merge: %s\n%s", pp_describe(&r), r.err);
+    const struct pp_json *all = pp_parse_json(py, &r);
+    const struct pp_json *procs = pp_json_get(all, "processes");
+    pp_assert(py, procs && procs->n == 2, "expected 2 processes");
+    long child = -1;
+    for (size_t i = 0; i < procs->n; i++)
+        if (!strcmp(pp_json_str(&procs->items[i], "started_by"), "fork"))
+            child = (long)pp_json_num(&procs->items[i], "pid", -1);
+    pp_assert(py, child > 0, "no fork child in the report");
+
+    /* --pid: only that process's stacks */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", child);
+    const char *sel[] = { "--pid", pid, NULL };
+    pp_merge(&r, "json", sel, dir);
+    const struct pp_json *one = pp_parse_json(py, &r);
+    const struct pp_json *stacks = pp_json_get(one, "stacks");
+    pp_assert(py, stacks && stacks->n > 0, "--pid %ld: no stacks", child);
+    for (size_t i = 0; i < stacks->n; i++)
+        pp_expect(py, (long)pp_json_num(&stacks->items[i], "pid", -1) == child,
+                  "--pid %ld: a stack of process %.0f", child,
+                  pp_json_num(&stacks->items[i], "pid", -1));
+    pp_expect(py, pp_json_num(one, "totals.samples", -1) < pp_json_num(all, "totals.samples", -1),
+              "--pid did not reduce the samples");
+
+    /* --top 1 and -o FILE: one row per top table, written to the file */
+    char out[4096];
+    snprintf(out, sizeof out, "%s/report.txt", pp_tmpdir());
+    const char *top[] = { "--top", "1", "-o", out, NULL };
+    pp_merge(&r, "text", top, dir);
+    pp_expect(py, r.exited && r.code == 0 && r.out_len == 0,
+              "-o: %s, %zu bytes on stdout", pp_describe(&r), r.out_len);
+    FILE *f = fopen(out, "r");
+    pp_assert(py, f != NULL, "-o %s: no file", out);
+    char line[4096];
+    int rows = -1, tables = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Top functions by self, all processes", 36)) {
+            rows = 0;
+            tables++;
+            continue;
+        }
+        if (rows >= 0 && line[0] == '\n')
+            break;
+        if (rows >= 0 && !strstr(line, "SELF"))
+            rows++;
+    }
+    fclose(f);
+    pp_expect(py, tables == 1 && rows == 1, "--top 1: %d rows in the overall "
+              "table (%d tables)", rows, tables);
+
+    /* --group process: every stack under a "process PID prog" root frame */
+    const char *grp[] = { "--group", "process", NULL };
+    pp_merge(&r, "collapsed", grp, dir);
+    size_t lines = 0;
+    for (const char *l = r.out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        pp_expect(py, !strncmp(l, "process ", 8), "a line without its process "
+                  "frame: %.100s", l);
+        lines++;
+    }
+    pp_expect(py, lines > 0, "--group process printed nothing");
+
+    /* damage: a cut copy beside the files -> exit 1 and the problem named;
+     * nothing readable -> exit 2 */
+    const char *zst = pp_find_file(dir, ".zst", 0);
+    char cut[4096];
+    snprintf(cut, sizeof cut, "%s/cut.zst", dir);
+    FILE *in = fopen(zst, "rb"), *o = fopen(cut, "wb");
+    pp_assert(py, in && o, "cannot copy %s", zst);
+    char buf[100];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fwrite(buf, 1, n, o);
+    fclose(in);
+    fclose(o);
+    pp_merge(&r, "json", NULL, dir);
+    pp_expect(py, r.exited && r.code == 1, "a damaged file among good ones: %s, "
+              "expected exit 1", pp_describe(&r));
+    pp_expect(py, strstr(r.out, "cut.zst") && strstr(r.out, "\"problems\""),
+              "the damaged file is not named in the problems");
+    const char *garbage = pp_tmpdir();
+    char g[4096];
+    snprintf(g, sizeof g, "%s/x.zst", garbage);
+    FILE *gf = fopen(g, "w");
+    fputs("not a profile\n", gf);
+    fclose(gf);
+    pp_merge(&r, "text", NULL, garbage);
+    pp_expect(py, r.exited && r.code == 2, "nothing readable: %s, expected exit 2",
+              pp_describe(&r));
+}
