@@ -263,6 +263,21 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
               pp_json_num(wall, "totals.samples", -1));
     pp_expect(py, strcmp(pp_json_str(cpu, "mode") ? pp_json_str(cpu, "mode") : "", "cpu") == 0,
               "JSON mode is %s with --mode cpu", pp_json_str(cpu, "mode"));
+    /* --exclude-idle drops the sleepers' samples from a wall-mode report */
+    struct pp_result rep;
+    const char *opts[] = { "--mode", "wall", "--exclude-idle", NULL };
+    pp_merge(&rep, "json", opts, dir);
+    const struct pp_json *busy = pp_parse_json(py, &rep);
+    for (size_t i = 0; i < 4; i++) {
+        long b = thread_samples(busy, t.sleep[i]);
+        pp_expect(py, b <= 2 || b * 20 <= thread_samples(wall, t.sleep[i]),
+                  "--exclude-idle kept %ld samples of sleeper %ld", b, t.sleep[i]);
+    }
+    pp_expect(py, pp_json_num(busy, "totals.samples", -1) <
+                  pp_json_num(wall, "totals.samples", -1) / 2,
+              "--exclude-idle kept %g of %g samples, with 4 of 9 threads asleep",
+              pp_json_num(busy, "totals.samples", -1),
+              pp_json_num(wall, "totals.samples", -1));
 }
 
 /* GIL mode keeps the samples of the thread that held the GIL: at most one
