@@ -33,15 +33,14 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
                         const posix_spawnattr_t *, char *const[], char *const[]);
-typedef FILE *(*popen_fn)(const char *, const char *);
 
 static execve_fn real_execve, real_execvpe;
 static execveat_fn real_execveat;
 static fexecve_fn real_fexecve;
 static spawn_fn real_posix_spawn, real_posix_spawnp;
-static popen_fn real_popen;
 
 void pp_hooks_exec_init(void);
+void pp_hooks_popen_init(void);       /* hooks_popen.c */
 static void system_after_fork(void);
 
 void pp_hooks_exec_init(void)
@@ -53,17 +52,9 @@ void pp_hooks_exec_init(void)
     real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
     real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
     real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-    real_popen = (popen_fn)dlsym(RTLD_NEXT, "popen");
     pp_env_capture();
+    pp_hooks_popen_init();
 }
-
-/* Declares a patched copy of envp named `var` in the caller's frame. */
-#define PATCHED_ENV(var, envp, how)                                          \
-    size_t var##_cap = pp_env_slots(envp);                                   \
-    char *var##_slots[var##_cap <= PP_ENV_MAX_SLOTS ? var##_cap : 1];        \
-    char var##_strings[PP_ENV_STRBUF];                                       \
-    char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
-                                    var##_strings)
 
 /* An exec by this image: finish the file, exec with the patched
  * environment `env`, resume the file if the exec returned. */
@@ -259,16 +250,3 @@ PP_EXPORT int system(const char *cmd)
     return status;
 }
 
-/* popen's FILE must come from glibc (pclose looks it up), and glibc spawns
- * with the global environ: it is pointed at a patched copy for the length
- * of the call only.  A setenv() in another thread during that call would
- * see the copy; documented in pyprof(7). */
-PP_EXPORT FILE *popen(const char *cmd, const char *mode)
-{
-    PATCHED_ENV(env, environ, PP_START_SPAWN);
-    char **saved = environ;
-    environ = (char **)env;
-    FILE *f = real_popen(cmd, mode);
-    environ = saved;
-    return f;
-}

@@ -223,3 +223,27 @@ PP_TEST(tree, concurrent_system_calls_leave_sigint_and_sigquit_as_they_were,
     pp_expect(py, pp_count_files(dir, ".zst") == 1, "expected only the Python "
               "process's file, found %zu", pp_count_files(dir, ".zst"));
 }
+
+/* libc's popen() (C programs; Python's os.popen uses subprocess): the
+ * Python child is profiled, and reading, writing, the exit status and the
+ * closing of earlier streams in later children are as with glibc's own. */
+PP_TEST(tree, libc_popen_profiles_its_child_and_behaves_as_glibcs, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    const char *argv[] = { py->path, pp_script("libc_popen.py"), pp_script("kid.py"), NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, argv, NULL, 60, NULL, NULL);
+    pp_run(&pre, argv, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_expect_ok(py, &plain, "libc_popen.py without the preload");
+    pp_expect_ok(py, &pre, "libc_popen.py under the preload");
+    pp_assert(py, strstr(plain.out, "status 3") && strstr(plain.out, "closed"),
+              "unexpected output without the preload:\n%s", plain.out);
+    pp_expect(py, strcmp(plain.out, pre.out) == 0, "output differs:\nwithout:\n%s\nwith:\n%s",
+              plain.out, pre.out);
+    const struct pp_json *doc = json_of(py, dir);
+    long pid = pid_running(doc, "kid_popen");
+    pp_expect(py, pid > 0, "the popen()ed Python child was not profiled");
+    const struct pp_json *p = pid > 0 ? proc_with_pid(doc, pid, NULL) : NULL;
+    const char *by = p ? pp_json_str(p, "started_by") : NULL;
+    pp_expect(py, by && !strcmp(by, "spawn"), "kid_popen: started_by %s", by ? by : "?");
+}
