@@ -21,6 +21,7 @@
  * processes that are not profiled.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -46,6 +47,8 @@ typedef sighandler_t (*signal_fn)(int, sighandler_t);
 /* Resolved in the constructor: signal() may be called where dlsym must
  * not run (a vfork child, a signal handler). */
 static signal_fn real_signal_fn, real_sysv_signal_fn;
+typedef int (*siginterrupt_fn)(int, int);
+static siginterrupt_fn real_siginterrupt_fn;
 static volatile int chain_on;
 static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
@@ -194,6 +197,7 @@ void sigchain_resolve(void)
         real_sigaction_fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     real_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
     real_sysv_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
+    real_siginterrupt_fn = (siginterrupt_fn)dlsym(RTLD_NEXT, "siginterrupt");
 }
 
 PP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
@@ -255,6 +259,10 @@ static int chained(int sig)
     return chain_on && sig > 0 && sig < NSIG && class_of(sig) != CHAIN_NONE;
 }
 
+/* Signals siginterrupt() asked to interrupt system calls: for chained
+ * ones, signal() then leaves SA_RESTART off, as glibc's does. */
+static volatile sig_atomic_t interrupting[NSIG];
+
 PP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
     signal_fn real = real_signal_fn;
@@ -264,7 +272,32 @@ PP_EXPORT sighandler_t signal(int sig, sighandler_t h)
         if (real)
             return real(sig, h);
     }
-    return set_handler(sig, h, SA_RESTART);
+    return set_handler(sig, h, interrupting[sig] ? 0 : SA_RESTART);
+}
+
+/* glibc's siginterrupt() changes the disposition with its internal
+ * sigaction, past ours: for chained signals it is done here, on the
+ * application's own disposition. */
+PP_EXPORT int siginterrupt(int sig, int flag)
+{
+    if (sig <= 0 || sig >= NSIG) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* glibc's own also remembers the choice for its signal() */
+    if (!real_siginterrupt_fn)
+        real_siginterrupt_fn = (siginterrupt_fn)dlsym(RTLD_NEXT, "siginterrupt");
+    if (!chained(sig) && real_siginterrupt_fn)
+        return real_siginterrupt_fn(sig, flag);
+    interrupting[sig] = flag != 0;
+    struct sigaction a;
+    if (sigaction(sig, NULL, &a) != 0)
+        return -1;
+    if (flag)
+        a.sa_flags &= ~SA_RESTART;
+    else
+        a.sa_flags |= SA_RESTART;
+    return sigaction(sig, &a, NULL);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t h);

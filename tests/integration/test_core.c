@@ -859,3 +859,19 @@ Test(harness, the_collapsed_reader_splits_frames_and_counts)
     cr_expect_eq(pp_top_self(&p, top, sizeof top), 10);
     cr_expect_str_eq(top, "g");
 }
+
+/* siginterrupt() + signal() from C code in a profiled process (SIGALRM is
+ * one of the signals the library chains): the read the signal interrupts
+ * fails with EINTR, as without the preload, instead of being restarted. */
+PP_TEST(core, siginterrupt_still_makes_a_chained_signal_interrupt_a_read, .timeout = 60)
+{
+    const char *argv[] = { py->path, pp_script("siginterrupt.py"), NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, argv, NULL, 10, NULL, NULL);
+    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 10, NULL, NULL);
+    pp_assert(py, strstr(plain.out, "read -1"), "without the preload: %s %s",
+              plain.out, pp_describe(&plain));
+    pp_expect(py, !pre.timed_out && strcmp(pre.out, plain.out) == 0,
+              "under the preload: %s (%s), without: %s", pre.out, pp_describe(&pre),
+              plain.out);
+}
