@@ -34,12 +34,4 @@ size_t pp_env_slots(char *const *envp);
 char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
                           char *strings);
 
-/* Declares a patched copy of envp named `var` in the caller's frame. */
-#define PATCHED_ENV(var, envp, how)                                          \
-    size_t var##_cap = pp_env_slots(envp);                                   \
-    char *var##_slots[var##_cap <= PP_ENV_MAX_SLOTS ? var##_cap : 1];        \
-    char var##_strings[PP_ENV_STRBUF];                                       \
-    char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
-                                    var##_strings)
-
 #endif

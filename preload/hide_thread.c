@@ -31,11 +31,6 @@ typedef FILE *(*fopen_fn)(const char *, const char *);
 static fopen_fn real_fopen, real_fopen64;
 static __thread int armed __attribute__((tls_model("initial-exec")));
 
-void pp_hide_thread_init(void)
-{
-    real_fopen = (fopen_fn)dlsym(RTLD_NEXT, "fopen");
-    real_fopen64 = (fopen_fn)dlsym(RTLD_NEXT, "fopen64");
-}
 
 void pp_hide_thread_arm(void) { armed = 1; }
 

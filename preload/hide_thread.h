@@ -8,9 +8,6 @@
 
 #include <stddef.h>
 
-/* Resolves the real fopen/fopen64 (constructor). */
-void pp_hide_thread_init(void);
-
 /* Called by the fork wrapper in the parent: the calling thread's next
  * fopen, if it is of /proc/self/stat, shows the count without our thread. */
 void pp_hide_thread_arm(void);

@@ -41,6 +41,8 @@ static spawn_fn real_posix_spawn, real_posix_spawnp;
 
 void pp_hooks_exec_init(void);
 void pp_hooks_popen_init(void);       /* hooks_popen.c */
+int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *attr);
 static void system_after_fork(void);
 
 void pp_hooks_exec_init(void)
@@ -55,6 +57,14 @@ void pp_hooks_exec_init(void)
     pp_env_capture();
     pp_hooks_popen_init();
 }
+
+/* Declares a patched copy of envp named `var` in the caller's frame. */
+#define PATCHED_ENV(var, envp, how)                                          \
+    size_t var##_cap = pp_env_slots(envp);                                   \
+    char *var##_slots[var##_cap <= PP_ENV_MAX_SLOTS ? var##_cap : 1];        \
+    char var##_strings[PP_ENV_STRBUF];                                       \
+    char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
+                                    var##_strings)
 
 /* An exec by this image: finish the file, exec with the patched
  * environment `env`, resume the file if the exec returned. */
@@ -163,6 +173,16 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * here with the same observable behaviour: /bin/sh -c, SIGINT and SIGQUIT
  * ignored and SIGCHLD blocked in the caller while it waits, the child with
  * the caller's mask and those signals at their default. */
+/* /bin/sh -c cmd with the environment a profiled child needs, the process's
+ * own left alone: what system() and popen() (hooks_popen.c) both run. */
+int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *attr)
+{
+    char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+    PATCHED_ENV(env, environ, PP_START_SPAWN);
+    return real_posix_spawn(pid, "/bin/sh", fa, attr, argv, env);
+}
+
 static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
 static int system_users;                     /* system() calls under way */
 static struct sigaction system_old_int, system_old_quit;
@@ -227,11 +247,9 @@ PP_EXPORT int system(const char *cmd)
     posix_spawnattr_setsigmask(&attr, &old_mask);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
-    char *argv[] = { "sh", "-c", (char *)cmd, NULL };
     pid_t pid;
     int status = -1;
-    PATCHED_ENV(env, environ, PP_START_SPAWN);
-    int err = real_posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, env);
+    int err = pp_spawn_shell(&pid, cmd, NULL, &attr);
     posix_spawnattr_destroy(&attr);
     if (err == 0) {
         while (waitpid(pid, &status, 0) < 0) {

@@ -26,29 +26,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "env_inject.h"
 #include "pyprof/format.h"
 #include "state.h"
 
-typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                        const posix_spawnattr_t *, char *const[], char *const[]);
 typedef int (*pclose_fn)(FILE *);
 
 struct stream { FILE *f; pid_t pid; int fd; };
 
-static spawn_fn real_posix_spawn;
-static pclose_fn real_pclose;
+static pclose_fn real_pclose;       /* looked up at the first foreign pclose */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *streams;
 static size_t nstreams, streams_cap;
 
 void pp_hooks_popen_init(void);
+int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *attr);         /* hooks_exec.c */
 static void after_fork(void);
 
 void pp_hooks_popen_init(void)
 {
-    real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-    real_pclose = (pclose_fn)dlsym(RTLD_NEXT, "pclose");
     pthread_atfork(NULL, NULL, after_fork);
 }
 
@@ -94,8 +90,6 @@ PP_EXPORT FILE *popen(const char *cmd, const char *mode)
         errno = EINVAL;
         return NULL;
     }
-    if (!real_posix_spawn)
-        real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return NULL;
@@ -112,11 +106,8 @@ PP_EXPORT FILE *popen(const char *cmd, const char *mode)
         if (streams[i].fd != target)
             err = posix_spawn_file_actions_addclose(&fa, streams[i].fd);
     pid_t pid = -1;
-    if (!err) {
-        char *argv[] = { "sh", "-c", (char *)cmd, NULL };
-        PATCHED_ENV(env, environ, PP_START_SPAWN);
-        err = real_posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
-    }
+    if (!err)
+        err = pp_spawn_shell(&pid, cmd, &fa, NULL);
     posix_spawn_file_actions_destroy(&fa);
     close(theirs);
     FILE *f = NULL;

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "hide_thread.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "pyprof/format.h"
@@ -123,7 +122,6 @@ static void pp_init(int argc, char **argv, char **envp)
     if (pp_hooks_exec_init)
         pp_hooks_exec_init();
     pp_fork_init();
-    pp_hide_thread_init();
     sigchain_resolve();
 
     pp_dlopen_init();

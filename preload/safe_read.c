@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "own_fd.h"
 #include "safe_read.h"
 #include "state.h"
 
@@ -88,9 +89,7 @@ static int read_vm(void *dst, uintptr_t src, size_t n)
  * every fd may have reused the number for one of its own. */
 static int proc_mem_fd_ours(void)
 {
-    struct stat st;
-    return proc_mem_fd >= 0 && fstat(proc_mem_fd, &st) == 0 &&
-           st.st_dev == proc_mem_dev && st.st_ino == proc_mem_ino;
+    return pp_fd_is(proc_mem_fd, proc_mem_dev, proc_mem_ino);
 }
 
 static int read_proc_mem(void *dst, uintptr_t src, size_t n)
@@ -103,12 +102,7 @@ static int read_proc_mem(void *dst, uintptr_t src, size_t n)
         int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
-        /* Away from the low numbers programs dup2 onto and close. */
-        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
-        if (hi >= 0) {
-            close(fd);
-            fd = hi;
-        }
+        fd = pp_fd_high(fd);
         struct stat st;
         if (fstat(fd, &st) != 0) {
             close(fd);

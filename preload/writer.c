@@ -20,6 +20,7 @@
 #include "codecache.h"
 #include "config.h"
 #include "log.h"
+#include "own_fd.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "state.h"
@@ -64,9 +65,7 @@ static struct {
 
 static int fd_is_ours(void)
 {
-    struct stat st;
-    return w.fd >= 0 && fstat(w.fd, &st) == 0 && st.st_dev == w.dev &&
-           st.st_ino == w.ino;
+    return pp_fd_is(w.fd, w.dev, w.ino);
 }
 
 /* Programs that close every fd or daemonize may have closed ours, and may
@@ -78,13 +77,8 @@ static int ensure_fd(void)
     int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
-    if (hi >= 0) {
-        close(fd);
-        fd = hi;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_dev != w.dev || st.st_ino != w.ino) {
+    fd = pp_fd_high(fd);
+    if (!pp_fd_is(fd, w.dev, w.ino)) {
         close(fd);
         return -1;
     }
@@ -558,12 +552,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
                 strerror(errno));
         return -1;
     }
-    /* Keep away from the low numbers programs dup2 onto and close. */
-    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 500);
-    if (hi >= 0) {
-        close(fd);
-        fd = hi;
-    }
+    fd = pp_fd_high(fd);
     struct stat st;
     fstat(fd, &st);
     w.fd = fd;

@@ -18,40 +18,21 @@ static size_t stat_line(char *buf, size_t cap, const char *comm, int threads)
         "0 16781312 2 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n", comm, threads);
 }
 
-Test(procstat, takes_our_thread_from_num_threads_only)
+/* field 20 loses our thread, never going below 1, wherever it sits: after
+ * a comm with spaces and parentheses, and when its digits get fewer */
+Test(procstat, takes_our_thread_from_num_threads_and_nothing_else)
 {
-    char line[512], want[512];
-    size_t len = stat_line(line, sizeof line, "python3", 2);
-    size_t wlen = stat_line(want, sizeof want, "python3", 1);
-    cr_assert_eq(pp_stat_hide_threads(line, len, sizeof line, 1), wlen);
-    cr_assert_str_eq(line, want);
-}
-
-Test(procstat, finds_the_field_after_a_comm_with_spaces_and_parens)
-{
-    char line[512], want[512];
-    size_t len = stat_line(line, sizeof line, "a) (b c) 9 9", 12);
-    size_t wlen = stat_line(want, sizeof want, "a) (b c) 9 9", 11);
-    cr_assert_eq(pp_stat_hide_threads(line, len, sizeof line, 1), wlen);
-    cr_assert_str_eq(line, want);
-}
-
-Test(procstat, never_shows_fewer_than_one_thread)
-{
-    char line[512], want[512];
-    size_t len = stat_line(line, sizeof line, "x", 1);
-    stat_line(want, sizeof want, "x", 1);
-    cr_assert_gt(pp_stat_hide_threads(line, len, sizeof line, 1), 0);
-    cr_assert_str_eq(line, want);
-}
-
-Test(procstat, a_count_that_gets_shorter_moves_the_rest_of_the_line)
-{
-    char line[512], want[512];
-    size_t len = stat_line(line, sizeof line, "x", 10);
-    size_t wlen = stat_line(want, sizeof want, "x", 9);
-    cr_assert_eq(pp_stat_hide_threads(line, len, sizeof line, 1), wlen);
-    cr_assert_str_eq(line, want);
+    static const struct { const char *comm; int before, after; } cases[] = {
+        { "python3", 2, 1 }, { "a) (b c) 9 9", 12, 11 }, { "x", 1, 1 }, { "x", 10, 9 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char line[512], want[512];
+        size_t len = stat_line(line, sizeof line, cases[i].comm, cases[i].before);
+        size_t wlen = stat_line(want, sizeof want, cases[i].comm, cases[i].after);
+        cr_assert_eq(pp_stat_hide_threads(line, len, sizeof line, 1), wlen,
+                     "comm \"%s\", %d threads", cases[i].comm, cases[i].before);
+        cr_assert_str_eq(line, want);
+    }
 }
 
 Test(procstat, malformed_lines_are_left_alone)
