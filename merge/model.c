@@ -673,7 +673,26 @@ void model_exit_str(const struct m_proc *p, char *buf, size_t cap)
         snprintf(buf, cap, "ended");
 }
 
+/* For display: one line whatever the arguments hold (python -c scripts
+ * have newlines), control characters written as C escapes. */
 void model_argv_str(const struct m_proc *p, char *buf, size_t cap)
 {
-    argv_key(p->f, buf, cap);
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < p->f->argc && n + 5 < cap; i++) {
+        if (i)
+            buf[n++] = ' ';
+        for (const unsigned char *s = (const unsigned char *)p->f->argv[i];
+             *s && n + 5 < cap; s++) {
+            if (*s == '\n' || *s == '\t') {
+                buf[n++] = '\\';
+                buf[n++] = *s == '\n' ? 'n' : 't';
+            } else if (*s < 0x20 || *s == 0x7f) {
+                n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", *s);
+            } else {
+                buf[n++] = (char)*s;
+            }
+        }
+    }
+    buf[n] = 0;
 }

@@ -26,17 +26,22 @@ static const char *const setting_names[] = {
 };
 #define NSETTINGS (sizeof setting_names / sizeof *setting_names)
 static char settings[NSETTINGS][1100];
+static unsigned captured;           /* bit i: settings[i] holds an entry */
 static char out_setting[PATH_MAX + 16];
 
 void pp_env_capture(void)
 {
+    /* The mask, not the 7 KiB of slots, says what is set: a process
+     * that has no PYPROF_* settings (most of a build's sh and cc) then
+     * never touches those pages, which costs page faults at every exec. */
+    captured = 0;
     for (size_t i = 0; i < NSETTINGS; i++) {
-        settings[i][0] = 0;
         size_t n = strlen(setting_names[i]);
         for (char **e = environ; e && *e; e++)
             if (!strncmp(*e, setting_names[i], n) && (*e)[n] == '=' &&
                 strlen(*e) < sizeof settings[i]) {
                 strcpy(settings[i], *e);
+                captured |= 1u << i;
                 break;
             }
     }
@@ -182,7 +187,7 @@ char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
         if (parent)
             slots[n++] = parent;
         for (size_t k = 0; k < NSETTINGS; k++)
-            if (!have[k] && settings[k][0])
+            if (!have[k] && (captured & (1u << k)))
                 slots[n++] = settings[k];
         if (!have_out && out_setting[0])
             slots[n++] = out_setting;

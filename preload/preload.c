@@ -22,6 +22,7 @@
 #include "pyvm.h"
 #include "safe_read.h"
 #include "state.h"
+#include "zstd_lazy.h"
 
 struct pp_state pp_state;
 char **pp_argv;
@@ -84,6 +85,9 @@ static void start_python(void)
         pp_log(2, "argv does not match PYPROF_ONLY; not profiled");
         return;
     }
+    /* Only a process that will write a profile maps libzstd. */
+    if (pp_zstd_load() != 0)
+        return;
     pp_state.is_python = 1;
     pp_state.uid = pp_new_uid();
     if (safe_read_init() != 0) {

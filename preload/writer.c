@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "codecache.h"
 #include "config.h"
@@ -25,6 +24,7 @@
 #include "pyvm.h"
 #include "state.h"
 #include "writer.h"
+#include "zstd_lazy.h"
 
 #define RAW_CAP    (256u << 10)
 #define RAW_SPILL  (192u << 10)   /* compress once this much is pending   */
@@ -116,9 +116,9 @@ static void compress(ZSTD_EndDirective mode)
     size_t left;
     do {
         ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-        left = ZSTD_compressStream2(w.cctx, &out, &in, mode);
-        if (ZSTD_isError(left)) {
-            pp_warn("zstd: %s", ZSTD_getErrorName(left));
+        left = pp_zstd.compressStream2(w.cctx, &out, &in, mode);
+        if (pp_zstd.isError(left)) {
+            pp_warn("zstd: %s", pp_zstd.getErrorName(left));
             w.broken = 1;
             break;
         }
@@ -146,8 +146,8 @@ static void record(int kind, const uint8_t *payload, size_t len)
         ZSTD_inBuffer in = { payload, len, 0 };
         while (in.pos < in.size && !w.broken) {
             ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-            size_t r = ZSTD_compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
-            if (ZSTD_isError(r)) { w.broken = 1; break; }
+            size_t r = pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
+            if (pp_zstd.isError(r)) { w.broken = 1; break; }
             write_all(w.out, out.pos);
         }
         return;
@@ -454,16 +454,18 @@ static int alloc_buffers(void)
 {
     if (w.cctx)
         return 0;
-    w.cctx = ZSTD_createCCtx();
+    if (pp_zstd_load() != 0)
+        return -1;
+    w.cctx = pp_zstd.createCCtx();
     w.raw = malloc(RAW_CAP);
-    w.out_cap = ZSTD_CStreamOutSize();
+    w.out_cap = pp_zstd.CStreamOutSize();
     w.out = malloc(w.out_cap);
     w.tick = malloc(TICK_CAP);
     if (!w.cctx || !w.raw || !w.out || !w.tick)
         return -1;
-    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
-    ZSTD_CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
+    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
     return 0;
 }
 
@@ -478,8 +480,8 @@ int writer_prepare(void)
     uint8_t probe = 0;
     ZSTD_inBuffer in = { &probe, 1, 0 };
     ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-    ZSTD_compressStream2(w.cctx, &out, &in, ZSTD_e_end);
-    ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_end);
+    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
     return 0;
 }
 
@@ -535,6 +537,8 @@ int writer_open(char *const *argv, uint64_t interval_ns)
      * counted as missed) starts here, before the work of creating it. */
     uint64_t start_ns = now_ns(CLOCK_REALTIME);
     uint64_t start_mono = now_ns(CLOCK_MONOTONIC);
+    if (pp_zstd_load() != 0)
+        return -1;              /* it said why */
     if (alloc_buffers() != 0) {
         pp_warn("out of memory; this process is not profiled");
         return -1;
@@ -566,7 +570,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     reset_tables();
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
-    ZSTD_CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
     write_header(argv, interval_ns, start_ns);
     pp_log(1, "profiling into %s", w.path);
     return 0;

@@ -574,6 +574,22 @@ Test(core, a_non_python_process_keeps_its_output_and_status_and_writes_no_file,
     same_as_without_preload(sh, 3, "hi\n");
 }
 
+/* Every exec of the tree pays for what the library maps: libzstd is only
+ * for processes that write a profile (preload/zstd_lazy.h). */
+Test(core, a_non_python_process_maps_the_library_but_not_libzstd,
+     .timeout = 60)
+{
+    const char *argv[] = { "cat", "/proc/self/maps", NULL };
+    struct pp_result r;
+    pp_run(&r, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 20, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "cat /proc/self/maps: %s",
+              pp_describe(&r));
+    cr_expect(strstr(r.out, "libpyprof.so") != NULL,
+              "the preload is not mapped in cat:\n%.3000s", r.out);
+    cr_expect(strstr(r.out, "libzstd") == NULL,
+              "cat maps libzstd under the preload:\n%.3000s", r.out);
+}
+
 /* ------------------------------------------------------------- crashes */
 
 /* stderr with every 0x... number replaced: faulthandler prints thread ids. */

@@ -75,7 +75,7 @@ static void rec_str(struct rb *out, int kind, uint64_t id, const char *s)
     free(p.b);
 }
 
-static void header(struct rb *out)
+static void header_argv(struct rb *out, size_t argc, const char *const *argv)
 {
     struct rb p = { 0 };
     put_bytes(&p, PP_MAGIC, PP_MAGIC_LEN);
@@ -89,8 +89,9 @@ static void header(struct rb *out)
     put_bytes(&p, &by, 1);
     put_v(&p, 1700000000000000000ULL);     /* start */
     put_v(&p, 10000000);                   /* interval */
-    put_v(&p, 1);
-    put_s(&p, "forged.py");
+    put_v(&p, argc);
+    for (size_t i = 0; i < argc; i++)
+        put_s(&p, argv[i]);
     put_s(&p, "/usr/bin/python3");
     put_s(&p, "3.12.1");
     put_s(&p, "host");
@@ -100,6 +101,11 @@ static void header(struct rb *out)
     put_v(out, p.n);
     put_bytes(out, p.b, p.n);
     free(p.b);
+}
+
+static void header(struct rb *out)
+{
+    header_argv(out, 1, (const char *const[]){ "forged.py" });
 }
 
 /* Compresses raw records into a file; returns its path. */
@@ -225,6 +231,27 @@ Test(forged, names_with_separators_and_bad_utf8_keep_every_report_well_formed)
     cr_assert(strstr(js, "/odd\\ufffd\\ufffd.py"), "%.600s", js);
     cr_assert_null(strchr(js, '\xff'), "a raw 0xff byte in the JSON");
     free(js);
+    unlink(path);
+    free(raw.b);
+}
+
+Test(forged, a_command_line_with_newlines_stays_on_its_row_of_the_process_tree)
+{
+    struct rb raw = { 0 };
+    header_argv(&raw, 3, (const char *const[]){ "python3", "-c",
+                                               "import os\n\tprint(1)\x01" });
+    const char *path = to_file(&raw);
+    char *txt = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    const char *row = strstr(txt, "4242 ");
+    cr_assert_not_null(row, "no row for pid 4242:\n%s", txt);
+    const char *eol = strchr(row, '\n');
+    cr_assert_not_null(eol);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(eol - row), row);
+    cr_assert(strstr(line, "python3 -c import os\\n\\tprint(1)\\x01"),
+              "the command is not on its row, escaped: \"%s\"\n%s", line, txt);
+    cr_assert_null(strstr(txt, "\tprint"), "a raw tab from argv:\n%s", txt);
+    free(txt);
     unlink(path);
     free(raw.b);
 }

@@ -1,0 +1,31 @@
+/*
+ * zstd_lazy.h — libzstd, loaded only by processes that will write a
+ * profile.  The library is preloaded into every process of the tree (sh,
+ * make, cc...); linking libzstd would make each of them map and relocate
+ * it at exec for nothing (about 65 us per exec on the development VM, a
+ * third of the preload's whole start-up cost).
+ */
+#ifndef PYPROF_ZSTD_LAZY_H
+#define PYPROF_ZSTD_LAZY_H
+
+#include <zstd.h>
+
+/* The compression entry points the writer uses, typed from zstd.h. */
+struct pp_zstd_api {
+    __typeof__(ZSTD_createCCtx) *createCCtx;
+    __typeof__(ZSTD_CStreamOutSize) *CStreamOutSize;
+    __typeof__(ZSTD_CCtx_setParameter) *CCtx_setParameter;
+    __typeof__(ZSTD_CCtx_reset) *CCtx_reset;
+    __typeof__(ZSTD_compressStream2) *compressStream2;
+    __typeof__(ZSTD_isError) *isError;
+    __typeof__(ZSTD_getErrorName) *getErrorName;
+};
+
+extern struct pp_zstd_api pp_zstd;
+
+/* Loads libzstd (PP_ZSTD_SONAME, found by configure) and fills pp_zstd.
+ * Idempotent; first called by the constructor of an interpreter process,
+ * before any other thread of ours exists.  0, or -1 after one warning. */
+int pp_zstd_load(void);
+
+#endif
