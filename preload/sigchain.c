@@ -49,6 +49,9 @@ typedef sighandler_t (*signal_fn)(int, sighandler_t);
 static signal_fn real_signal_fn, real_sysv_signal_fn;
 typedef int (*siginterrupt_fn)(int, int);
 static siginterrupt_fn real_siginterrupt_fn;
+typedef int (*sigignore_fn)(int);
+static signal_fn real_sigset_fn;
+static sigignore_fn real_sigignore_fn;
 static volatile int chain_on;
 static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
@@ -198,6 +201,8 @@ void sigchain_resolve(void)
     real_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
     real_sysv_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
     real_siginterrupt_fn = (siginterrupt_fn)dlsym(RTLD_NEXT, "siginterrupt");
+    real_sigset_fn = (signal_fn)dlsym(RTLD_NEXT, "sigset");
+    real_sigignore_fn = (sigignore_fn)dlsym(RTLD_NEXT, "sigignore");
 }
 
 PP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
@@ -316,4 +321,63 @@ PP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
             return real(sig, h);
     }
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+/* glibc's sigset() and sigignore() also change the disposition with its
+ * internal sigaction, past ours: for a chained signal that left the kernel
+ * with the application's handler (the guard lost; a read fault on the
+ * sampler thread would have gone to the application) while sigaction()
+ * still answered with the old one.  For chained signals they are done here
+ * with glibc's semantics (SIG_HOLD blocks; setting a disposition unblocks;
+ * SIG_HOLD is returned when the signal was blocked). */
+PP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+    if (!chained(sig)) {
+        signal_fn real = real_sigset_fn;
+        if (!real)
+            real = (signal_fn)dlsym(RTLD_NEXT, "sigset");
+        if (real)
+            return real(sig, disp);
+    }
+    if (disp == SIG_ERR || sig <= 0 || sig >= NSIG) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    struct sigaction a, o;
+    if (disp == SIG_HOLD) {
+        if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
+            return SIG_ERR;
+        if (sigismember(&old, sig))
+            return SIG_HOLD;
+        if (sigaction(sig, NULL, &o) != 0)
+            return SIG_ERR;
+        return o.sa_handler;
+    }
+    memset(&a, 0, sizeof a);
+    a.sa_handler = disp;
+    sigemptyset(&a.sa_mask);
+    if (sigaction(sig, &a, &o) != 0)
+        return SIG_ERR;
+    if (sigprocmask(SIG_UNBLOCK, &set, &old) != 0)
+        return SIG_ERR;
+    return sigismember(&old, sig) ? SIG_HOLD : o.sa_handler;
+}
+
+PP_EXPORT int sigignore(int sig)
+{
+    if (!chained(sig)) {
+        sigignore_fn real = real_sigignore_fn;
+        if (!real)
+            real = (sigignore_fn)dlsym(RTLD_NEXT, "sigignore");
+        if (real)
+            return real(sig);
+    }
+    struct sigaction a;
+    memset(&a, 0, sizeof a);
+    a.sa_handler = SIG_IGN;
+    sigemptyset(&a.sa_mask);
+    return sigaction(sig, &a, NULL);
 }

@@ -876,6 +876,31 @@ Test(harness, the_collapsed_reader_splits_frames_and_counts)
     cr_expect_str_eq(top, "g");
 }
 
+/* sigset()/sigignore() from C code in a profiled process: glibc's change
+ * the disposition past the library's sigaction.  Same answers as without
+ * the preload, and SIGSEGV stays with the read guard, which still passes a
+ * kill()-sent SIGSEGV on to the application's handler. */
+PP_TEST(core, sigset_and_sigignore_answer_as_glibc_and_leave_the_guard_in_place,
+        .timeout = 60)
+{
+    const char *argv[] = { py->path, pp_script("sigset.py"), NULL };
+    struct pp_result plain, pre;
+    pp_run(&plain, argv, NULL, 20, NULL, NULL);
+    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 20, NULL, NULL);
+    pp_assert(py, plain.exited && plain.code == 11 &&
+              strstr(plain.out, "sigset SIG_HOLD returns _exit\n") &&
+              strstr(plain.out, "sigset _exit again returns SIG_HOLD\n") &&
+              strstr(plain.err, "kernel SIGSEGV handler: _exit"),
+              "without the preload: %s\n%s%s", pp_describe(&plain), plain.out,
+              plain.err);
+    pp_expect(py, strcmp(pre.out, plain.out) == 0,
+              "stdout under the preload:\n%s\nwithout:\n%s", pre.out, plain.out);
+    pp_expect(py, pre.exited && pre.code == 11, "under the preload: %s",
+              pp_describe(&pre));
+    pp_expect(py, strstr(pre.err, "kernel SIGSEGV handler: other"),
+              "the guard lost SIGSEGV to the application's handler: %s", pre.err);
+}
+
 /* siginterrupt() + signal() from C code in a profiled process (SIGALRM is
  * one of the signals the library chains): the read the signal interrupts
  * fails with EINTR, as without the preload, instead of being restarted. */
