@@ -42,17 +42,21 @@ struct slot {
     int ours;                 /* our handler is the kernel disposition      */
 };
 
-static sigaction_fn real_sigaction_fn;
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
-/* Resolved in the constructor: signal() may be called where dlsym must
- * not run (a vfork child, a signal handler). */
-static signal_fn real_signal_fn, real_sysv_signal_fn;
 typedef int (*siginterrupt_fn)(int, int);
-static siginterrupt_fn real_siginterrupt_fn;
 typedef int (*sigignore_fn)(int);
-static signal_fn real_sigset_fn;
+static sigaction_fn real_sigaction_fn;
+static signal_fn real_signal_fn, real_sysv_signal_fn, real_sigset_fn;
+static siginterrupt_fn real_siginterrupt_fn;
 static sigignore_fn real_sigignore_fn;
 static volatile int chain_on;
+
+/* glibc's own function: resolved by the constructor (sigchain_resolve), so
+ * that no dlsym runs where it must not (a vfork child, a signal handler);
+ * looked up on first use only if another library's constructor called us
+ * before ours ran. */
+#define NEXT(var, type, name) \
+    ((var) ? (var) : ((var) = (type)dlsym(RTLD_NEXT, name)))
 static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
 
@@ -71,9 +75,8 @@ static enum chain_class class_of(int sig)
 
 static int real_sigaction(int sig, const struct sigaction *a, struct sigaction *o)
 {
-    if (!real_sigaction_fn)   /* a library constructor ran before ours */
-        real_sigaction_fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    return real_sigaction_fn(sig, a, o);
+    sigaction_fn real = NEXT(real_sigaction_fn, sigaction_fn, "sigaction");
+    return real(sig, a, o);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uctx);
@@ -196,13 +199,12 @@ int sigchain_owns(int sig)
 
 void sigchain_resolve(void)
 {
-    if (!real_sigaction_fn)
-        real_sigaction_fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    real_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "signal");
-    real_sysv_signal_fn = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
-    real_siginterrupt_fn = (siginterrupt_fn)dlsym(RTLD_NEXT, "siginterrupt");
-    real_sigset_fn = (signal_fn)dlsym(RTLD_NEXT, "sigset");
-    real_sigignore_fn = (sigignore_fn)dlsym(RTLD_NEXT, "sigignore");
+    NEXT(real_sigaction_fn, sigaction_fn, "sigaction");
+    NEXT(real_signal_fn, signal_fn, "signal");
+    NEXT(real_sysv_signal_fn, signal_fn, "sysv_signal");
+    NEXT(real_siginterrupt_fn, siginterrupt_fn, "siginterrupt");
+    NEXT(real_sigset_fn, signal_fn, "sigset");
+    NEXT(real_sigignore_fn, sigignore_fn, "sigignore");
 }
 
 PP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
@@ -270,13 +272,9 @@ static volatile sig_atomic_t interrupting[NSIG];
 
 PP_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-    signal_fn real = real_signal_fn;
-    if (!chained(sig)) {
-        if (!real)
-            real = (signal_fn)dlsym(RTLD_NEXT, "signal");
-        if (real)
-            return real(sig, h);
-    }
+    signal_fn real;
+    if (!chained(sig) && (real = NEXT(real_signal_fn, signal_fn, "signal")))
+        return real(sig, h);
     return set_handler(sig, h, interrupting[sig] ? 0 : SA_RESTART);
 }
 
@@ -290,10 +288,10 @@ PP_EXPORT int siginterrupt(int sig, int flag)
         return -1;
     }
     /* glibc's own also remembers the choice for its signal() */
-    if (!real_siginterrupt_fn)
-        real_siginterrupt_fn = (siginterrupt_fn)dlsym(RTLD_NEXT, "siginterrupt");
-    if (!chained(sig) && real_siginterrupt_fn)
-        return real_siginterrupt_fn(sig, flag);
+    siginterrupt_fn real;
+    if (!chained(sig) &&
+        (real = NEXT(real_siginterrupt_fn, siginterrupt_fn, "siginterrupt")))
+        return real(sig, flag);
     interrupting[sig] = flag != 0;
     struct sigaction a;
     if (sigaction(sig, NULL, &a) != 0)
@@ -313,13 +311,9 @@ PP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 
 PP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-    signal_fn real = real_sysv_signal_fn;
-    if (!chained(sig)) {
-        if (!real)
-            real = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
-        if (real)
-            return real(sig, h);
-    }
+    signal_fn real;
+    if (!chained(sig) && (real = NEXT(real_sysv_signal_fn, signal_fn, "sysv_signal")))
+        return real(sig, h);
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
@@ -332,13 +326,9 @@ PP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
  * SIG_HOLD is returned when the signal was blocked). */
 PP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 {
-    if (!chained(sig)) {
-        signal_fn real = real_sigset_fn;
-        if (!real)
-            real = (signal_fn)dlsym(RTLD_NEXT, "sigset");
-        if (real)
-            return real(sig, disp);
-    }
+    signal_fn real;
+    if (!chained(sig) && (real = NEXT(real_sigset_fn, signal_fn, "sigset")))
+        return real(sig, disp);
     if (disp == SIG_ERR || sig <= 0 || sig >= NSIG) {
         errno = EINVAL;
         return SIG_ERR;
@@ -368,13 +358,9 @@ PP_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 
 PP_EXPORT int sigignore(int sig)
 {
-    if (!chained(sig)) {
-        sigignore_fn real = real_sigignore_fn;
-        if (!real)
-            real = (sigignore_fn)dlsym(RTLD_NEXT, "sigignore");
-        if (real)
-            return real(sig);
-    }
+    sigignore_fn real;
+    if (!chained(sig) && (real = NEXT(real_sigignore_fn, sigignore_fn, "sigignore")))
+        return real(sig);
     struct sigaction a;
     memset(&a, 0, sizeof a);
     a.sa_handler = SIG_IGN;

@@ -450,31 +450,34 @@ static void file_name(char *dst, size_t cap, const char *argv0)
         dst[0] = 0;    /* open("") fails with ENOENT and is reported */
 }
 
+/* The compressor and the buffers, made once; each is kept when made, so a
+ * failed attempt is finished by the next one.  libzstd is loaded by the
+ * callers (pp_zstd_load says why it could not be). */
 static int alloc_buffers(void)
 {
-    if (w.cctx)
-        return 0;
-    if (pp_zstd_load() != 0)
-        return -1;
-    w.cctx = pp_zstd.createCCtx();
-    w.raw = malloc(RAW_CAP);
-    w.out_cap = pp_zstd.CStreamOutSize();
-    w.out = malloc(w.out_cap);
-    w.tick = malloc(TICK_CAP);
-    if (!w.cctx || !w.raw || !w.out || !w.tick)
-        return -1;
-    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
-    pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
-    return 0;
+    if (!w.cctx && (w.cctx = pp_zstd.createCCtx()) != NULL) {
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+    }
+    if (!w.raw)
+        w.raw = malloc(RAW_CAP);
+    if (!w.out) {
+        w.out_cap = pp_zstd.CStreamOutSize();
+        w.out = malloc(w.out_cap);
+    }
+    if (!w.tick)
+        w.tick = malloc(TICK_CAP);
+    return w.cctx && w.raw && w.out && w.tick ? 0 : -1;
 }
 
 int writer_prepare(void)
 {
-    if (w.cctx)
-        return 0;
-    if (alloc_buffers() != 0)
+    int had = w.cctx != NULL;       /* a fork child's is ready: inherited */
+    if (pp_zstd_load() != 0 || alloc_buffers() != 0)
         return -1;
+    if (had)
+        return 0;
     /* zstd sizes and clears its tables on the first frame: do it now, off
      * the tick path, rather than in the first flush. */
     uint8_t probe = 0;

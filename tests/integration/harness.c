@@ -343,6 +343,14 @@ const char *const *pp_profile_env(const char *dir, int hz,
     return env;
 }
 
+void pp_run_twice(struct pp_result *plain, struct pp_result *pre,
+                  const char *const argv[], const char *dir, int hz,
+                  double timeout_s)
+{
+    pp_run(plain, argv, NULL, timeout_s, NULL, NULL);
+    pp_run(pre, argv, pp_profile_env(dir, hz, NULL), timeout_s, NULL, NULL);
+}
+
 void pp_run_python(struct pp_result *r, const struct pp_python *py,
                    const char *dir, int hz, const char *const extra_env[],
                    const char *const args[])

@@ -100,6 +100,13 @@ void pp_run(struct pp_result *r, const char *const argv[],
 const char *const *pp_profile_env(const char *dir, int hz,
                                   const char *const extra[]);
 
+/* argv twice, as the tests that compare a program with itself under the
+ * preload need it: without the preload into *plain, then profiled into
+ * dir at hz (0: the default) into *pre. */
+void pp_run_twice(struct pp_result *plain, struct pp_result *pre,
+                  const char *const argv[], const char *dir, int hz,
+                  double timeout_s);
+
 /* py->path args... under the preload into dir, 60 s timeout. */
 void pp_run_python(struct pp_result *r, const struct pp_python *py,
                    const char *dir, int hz, const char *const extra_env[],

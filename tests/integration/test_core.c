@@ -548,8 +548,7 @@ static void same_as_without_preload(const char *const argv[], int code,
 {
     const char *dir = pp_tmpdir();
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 20, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(dir, HZ, NULL), 20, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, dir, HZ, 20);
     cr_assert(plain.exited && plain.code == code && strcmp(plain.out, out) == 0,
               "%s without the preload: %s, stdout \"%s\"", argv[0],
               pp_describe(&plain), plain.out);
@@ -619,8 +618,7 @@ static void crash_like_without_preload(const struct pp_python *py,
 {
     const char *dir = pp_tmpdir();
     struct pp_result pre;
-    pp_run(plain, args, NULL, 60, NULL, NULL);
-    pp_run(&pre, args, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_run_twice(plain, &pre, args, dir, HZ, 60);
     char *a = without_addresses(plain->err), *b = without_addresses(pre.err);
     pp_expect(py, pre.status == plain->status, "crash.py ended with %s "
               "under the preload, %s without", pp_describe(&pre),
@@ -885,8 +883,7 @@ PP_TEST(core, sigset_and_sigignore_answer_as_glibc_and_leave_the_guard_in_place,
 {
     const char *argv[] = { py->path, pp_script("sigset.py"), NULL };
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 20, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 20, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, pp_tmpdir(), HZ, 20);
     pp_assert(py, plain.exited && plain.code == 11 &&
               strstr(plain.out, "sigset SIG_HOLD returns _exit\n") &&
               strstr(plain.out, "sigset _exit again returns SIG_HOLD\n") &&
@@ -908,8 +905,7 @@ PP_TEST(core, siginterrupt_still_makes_a_chained_signal_interrupt_a_read, .timeo
 {
     const char *argv[] = { py->path, pp_script("siginterrupt.py"), NULL };
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 10, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 10, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, pp_tmpdir(), HZ, 10);
     pp_assert(py, strstr(plain.out, "read -1"), "without the preload: %s %s",
               plain.out, pp_describe(&plain));
     pp_expect(py, !pre.timed_out && strcmp(pre.out, plain.out) == 0,

@@ -43,8 +43,7 @@ PP_TEST(embed, a_bare_name_dlopen_still_searches_the_callers_runpath, .timeout =
              "import ctypes; print('probe', ctypes.CDLL(%s%s%s).probe())", "'", outer, "'");
     const char *argv[] = { py->path, "-c", code, NULL };
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 30, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(pp_tmpdir(), HZ, NULL), 30, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, pp_tmpdir(), HZ, 30);
     pp_assert(py, strstr(plain.out, "probe 42"), "without the preload: %s %s",
               plain.out, plain.err);
     pp_expect(py, strstr(pre.out, "probe 42"), "under the preload the bare-name "

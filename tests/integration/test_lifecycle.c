@@ -257,8 +257,7 @@ static void fork_warning(const struct pp_python *py, const char *mode)
     const char *dir = pp_tmpdir();
     const char *argv[] = { py->path, pp_script("fork_warning.py"), mode, NULL };
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 60, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, dir, HZ, 60);
     pp_expect_ok(py, &plain, "fork_warning.py without the preload");
     pp_expect_ok(py, &pre, "fork_warning.py under the preload");
     int warned_plain = strstr(plain.err, "multi-threaded") != NULL;

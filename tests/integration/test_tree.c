@@ -129,8 +129,7 @@ Test(tree, non_python_commands_are_untouched, .timeout = 60)
     };
     for (size_t i = 0; i < 3; i++) {
         struct pp_result plain, pre;
-        pp_run(&plain, cmds[i], NULL, 30, NULL, NULL);
-        pp_run(&pre, cmds[i], pp_profile_env(dir, 0, NULL), 30, NULL, NULL);
+        pp_run_twice(&plain, &pre, cmds[i], dir, 0, 30);
         cr_expect(plain.out_len == pre.out_len &&
                   !memcmp(plain.out, pre.out, plain.out_len),
                   "%s: stdout differs under the preload", cmds[i][0]);
@@ -232,8 +231,7 @@ PP_TEST(tree, libc_popen_profiles_its_child_and_behaves_as_glibcs, .timeout = 90
     const char *dir = pp_tmpdir();
     const char *argv[] = { py->path, pp_script("libc_popen.py"), pp_script("kid.py"), NULL };
     struct pp_result plain, pre;
-    pp_run(&plain, argv, NULL, 60, NULL, NULL);
-    pp_run(&pre, argv, pp_profile_env(dir, HZ, NULL), 60, NULL, NULL);
+    pp_run_twice(&plain, &pre, argv, dir, HZ, 60);
     pp_expect_ok(py, &plain, "libc_popen.py without the preload");
     pp_expect_ok(py, &pre, "libc_popen.py under the preload");
     pp_assert(py, strstr(plain.out, "status 3") && strstr(plain.out, "closed"),

@@ -1,6 +1,6 @@
 /*
- * report_of.h — for the unit tests: one report of one profile file,
- * written into memory (the caller frees it).
+ * report_of.h — for the unit tests: one report of profile files, written
+ * into memory (the caller frees it).
  */
 #ifndef PYPROF_TEST_REPORT_OF_H
 #define PYPROF_TEST_REPORT_OF_H
@@ -13,12 +13,12 @@
 
 typedef int (*report_writer)(FILE *, const struct model *, const struct out_options *);
 
-static inline char *report_of(const char *path, enum m_mode mode, enum out_group g,
-                              report_writer writer)
+/* The report of any number of files, as pyprof-merge would write it. */
+static inline char *report_of_files(char **paths, size_t npaths, enum m_mode mode,
+                                    enum out_group g, report_writer writer)
 {
-    char *paths[] = { (char *)path };
     struct m_options mo = { .mode = mode };
-    struct model *m = model_build(paths, 1, &mo, 2);
+    struct model *m = model_build(paths, npaths, &mo, 2);
     cr_assert_not_null(m);
     char *buf = NULL;
     size_t n = 0;
@@ -28,6 +28,13 @@ static inline char *report_of(const char *path, enum m_mode mode, enum out_group
     fclose(o);
     model_free(m);
     return buf;
+}
+
+static inline char *report_of(const char *path, enum m_mode mode, enum out_group g,
+                              report_writer writer)
+{
+    char *paths[] = { (char *)path };
+    return report_of_files(paths, 1, mode, g, writer);
 }
 
 #endif

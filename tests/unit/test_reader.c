@@ -370,16 +370,7 @@ Test(reports, the_text_tree_indents_a_child_under_its_parent)
     write_profile_as(&root, 4242, 0xa1ULL, 0, PP_START_ROOT);
     write_profile_as(&child, 4243, 0xb2ULL, 0xa1ULL, PP_START_FORK);
     char *paths[] = { child.path, root.path };
-    struct m_options mo = { .mode = MODE_WALL };
-    struct model *m = model_build(paths, 2, &mo, 2);
-    cr_assert_not_null(m);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&buf, &n);
-    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
-    cr_assert_eq(out_text(o, m, &oo), 0);
-    fclose(o);
-    model_free(m);
+    char *buf = report_of_files(paths, 2, MODE_WALL, GROUP_NONE, out_text);
     cr_assert_eq(row_indent(buf, "4243"), row_indent(buf, "4242") + 2,
                  "the fork child is not indented under its parent:\n%s", buf);
     free(buf);
