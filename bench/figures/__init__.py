@@ -1,0 +1,7 @@
+"""One module per figure of the bench table, in the order they run.
+
+Each module has FIGURES (the figure ids whose rows it adds) and
+run_all(bench, selected_ids)."""
+from figures import overhead, cost, sampler_perf, rate, merge, exec_cost
+
+ALL = (overhead, cost, sampler_perf, rate, merge, exec_cost)
