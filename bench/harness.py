@@ -145,6 +145,56 @@ class Bench:
         err = errf.read().decode(errors="replace")
         return p.returncode, wall, ru.ru_maxrss, err
 
+    def run_cpu(self, argv, env=None, timeout=300):
+        """Like run(), and the CPU time (user + system, seconds) of argv and
+        every descendant it waited for: a profiler process that waits for
+        its target is counted with it."""
+        outf, errf = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, env=env or self.base_env(), cwd=self.tmp,
+                             stdout=outf, stderr=errf, start_new_session=True)
+        deadline, timed_out = t0 + timeout, False
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                timed_out = True
+                os.killpg(p.pid, signal.SIGKILL)
+                pid, status, ru = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.002)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status) if hasattr(
+            os, "waitstatus_to_exitcode") else (status >> 8)
+        outf.seek(0)
+        errf.seek(0)
+        r = Run(p.returncode, outf.read().decode(errors="replace"),
+                errf.read().decode(errors="replace"), wall, ru.ru_maxrss, timed_out)
+        r.cpu = ru.ru_utime + ru.ru_stime
+        return r
+
+    def run_parallel(self, argvs, envs, timeout=300):
+        """Starts every argv at once (each with its env, None for the
+        plain one) and waits for all; returns their Runs in order."""
+        procs = []
+        for argv, env in zip(argvs, envs):
+            procs.append(subprocess.Popen(argv, env=env or self.base_env(), cwd=self.tmp,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          start_new_session=True))
+        runs = []
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, err = p.communicate()
+                timed_out = True
+            runs.append(Run(p.returncode, out.decode(errors="replace"),
+                            err.decode(errors="replace"), None, None, timed_out))
+        return runs
+
     def outdir(self, name):
         d = os.path.join(self.tmp, name)
         shutil.rmtree(d, ignore_errors=True)
