@@ -96,7 +96,7 @@ def parse_args():
     a.add_argument("--python", default=DEFAULT_PY if os.path.exists(DEFAULT_PY)
                    else shutil.which("python3"), help="interpreter for the workloads")
     a.add_argument("--python315", help="CPython 3.15 for figure 7 (default: the"
-                   " debian-pythons cache, $PYPROF_PYTHONS_DIR or /var/cache/pyprof-pythons)")
+                   " debian-pythons cache, $PYPROF_PYTHONS_CACHE or /var/cache/pyprof-pythons)")
     a.add_argument("--quick", action="store_true", help="fewer rounds, smaller workloads")
     a.add_argument("--figures", help="comma-separated subset of figure ids, e.g. 1,6,7")
     a.add_argument("--reps", type=int, help="rounds per figure (default 7, quick 3)")

@@ -43,7 +43,7 @@ RATES = (100, 1000, 10000)
 
 def find_python315(b):
     cands = [getattr(b.a, "python315", None)]
-    cache = os.environ.get("PYPROF_PYTHONS_DIR", "/var/cache/pyprof-pythons")
+    cache = os.environ.get("PYPROF_PYTHONS_CACHE", "/var/cache/pyprof-pythons")
     cands.append(os.path.join(cache, "root", "usr", "bin", "python3.15"))
     for c in cands:
         if c and os.path.exists(c):
