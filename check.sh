@@ -1,10 +1,35 @@
 #!/bin/sh
 # Builds pyprof with warnings as errors and runs the whole test suite:
 # unit tests (plain and ASan+UBSan) and integration tests against every
-# CPython found on the machine.
+# CPython found on the machine, after installing CPython 3.14 and 3.15.
 set -e
 cd "$(dirname "$0")"
 sh .ci/deps
+# CPython 3.14 and 3.15 (Debian 12 has neither) from Debian unstable's
+# packages by the shared tool beside this checkout, into a cache outside it
+# (README, "CPython versions": where, and how to clear it).  The integration
+# tests look for them there; a version that cannot be installed is skipped.
+PYPROF_PYTHONS_CACHE=${PYPROF_PYTHONS_CACHE:-/var/cache/pyprof-pythons}
+export PYPROF_PYTHONS_CACHE
+tool=../shared/tools/debian-pythons
+for v in 3.14 3.15; do
+    py="$PYPROF_PYTHONS_CACHE/root/usr/bin/python$v"
+    if [ ! -f "$tool" ]; then
+        why="$tool not found"
+    elif sh "$tool" "$PYPROF_PYTHONS_CACHE" "$v" >/dev/null 2>debian-pythons.err; then
+        why=""
+    else
+        why="$tool failed: $(tail -n 1 debian-pythons.err)"
+    fi
+    rm -f debian-pythons.err
+    if [ -z "$why" ]; then
+        :
+    elif [ -x "$py" ] && "$py" -c '' 2>/dev/null; then
+        echo "CPython $v: $why; testing the one already in the cache, $py"
+    else
+        echo "SKIP: CPython $v: $why"
+    fi
+done
 ./bootstrap >/dev/null 2>&1
 rm -rf build-check
 mkdir build-check

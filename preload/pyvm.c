@@ -165,6 +165,7 @@ int pyvm_detect(void)
     case 12: L = &py312_layout; break;
     case 13:
     case 14:
+    case 15:
         if (debug_offsets_layout(runtime, minor, &dbg_layout, &why) == 0)
             L = &dbg_layout;
         break;

@@ -3,10 +3,11 @@
  * with _Py_DebugOffsets ("xdebugpy", version, free_threaded, then groups of
  * uint64 offsets).  That struct is itself re-laid-out in every minor
  * version, so this file keeps one mirror per minor: the byte position of
- * each field we use inside _Py_DebugOffsets (REFERENCE §1.6; 3.13
- * verified on 3.13.0, 3.14 from CPython's 3.14 sources).  What the debug
- * offsets do not carry (first traceable instruction, str state bits, frame
- * owner values, the stackref tag) is per-minor knowledge kept here too.
+ * each field we use inside _Py_DebugOffsets, checked field by field against
+ * the headers of 3.13.0, 3.14.10 and 3.15.2 (tests/unit/test_debug_offsets.c
+ * holds the same positions and the values those headers give).  What the
+ * debug offsets do not carry (first traceable instruction, str state bits,
+ * frame owner values, the stackref tag) is per-minor knowledge kept here too.
  */
 #include <string.h>
 
@@ -21,12 +22,14 @@ struct dbg_positions {
     uint32_t is_next, is_threads_head, is_gil_ptr;
     uint32_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id,
              ts_native_tid;
+    uint32_t ts_last_profiled, ts_last_profiled_seq;   /* 0 = none (< 3.15) */
     uint32_t fr_size, fr_previous, fr_executable, fr_instr, fr_owner;
     uint32_t co_size, co_filename, co_name, co_qualname, co_linetable,
              co_firstlineno, co_code_adaptive;
     uint32_t ob_type;
     uint32_t bytes_size, bytes_data;
     uint32_t str_state, str_length, str_ascii_size;
+    uint32_t str_compact_size;                          /* 0 = none (< 3.15) */
     /* not in the debug offsets */
     uint32_t co_firsttraceable;
     uintptr_t code_tag_mask;
@@ -58,8 +61,29 @@ static const struct dbg_positions positions[] = {
       .co_linetable = 344, .co_firstlineno = 352, .co_code_adaptive = 384,
       .ob_type = 408, .bytes_size = 600, .bytes_data = 608,
       .str_state = 624, .str_length = 632, .str_ascii_size = 640,
-      .co_firsttraceable = 192, .code_tag_mask = 7,
+      .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
       /* 3 = owned by the interpreter, 4 = C stack: both are shims */
+      .owner_skip_min = 3, .owner_skip_max = 255 },
+    /* 3.15 adds base_frame and the profilers' last_profiled_frame (+ seq)
+     * to the thread state, exception fields after it, an err_stackitem
+     * group, two type fields, a heap-type group and the compact str size:
+     * every later group moves. */
+    { .minor = 15, .struct_size = 888,
+      .rt_finalizing = 32, .rt_interp_head = 40,
+      .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
+      .ts_size = 176, .ts_next = 192, .ts_interp = 200,
+      .ts_current_frame = 208, .ts_last_profiled = 224,
+      .ts_last_profiled_seq = 232, .ts_thread_id = 240, .ts_native_tid = 248,
+      .fr_size = 312, .fr_previous = 320, .fr_executable = 328,
+      .fr_instr = 336, .fr_owner = 352,
+      .co_size = 376, .co_filename = 384, .co_name = 392, .co_qualname = 400,
+      .co_linetable = 408, .co_firstlineno = 416, .co_code_adaptive = 448,
+      .ob_type = 472, .bytes_size = 696, .bytes_data = 704,
+      .str_state = 720, .str_length = 728, .str_ascii_size = 736,
+      .str_compact_size = 744,
+      .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
+      /* the C-stack owner is gone; 3 = owned by the interpreter (entry
+       * frames and the thread state's base frame) is the only shim */
       .owner_skip_min = 3, .owner_skip_max = 255 },
 };
 
@@ -115,9 +139,13 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->ts_frame = (uint32_t)field(raw, p->ts_current_frame);
     l->ts_thread_id = (uint32_t)field(raw, p->ts_thread_id);
     l->ts_native_tid = (uint32_t)field(raw, p->ts_native_tid);
-    l->ts_read = max_u32(max_u32(l->ts_next, l->ts_interp),
-                         max_u32(l->ts_frame, max_u32(l->ts_thread_id,
-                                                      l->ts_native_tid))) + 8;
+    if (p->ts_last_profiled) {
+        l->ts_last_profiled = (uint32_t)field(raw, p->ts_last_profiled);
+        l->ts_last_profiled_seq = (uint32_t)field(raw, p->ts_last_profiled_seq);
+    }
+    l->ts_read = max_u32(max_u32(max_u32(l->ts_next, l->ts_interp),
+                                 max_u32(l->ts_frame, l->ts_last_profiled_seq)),
+                         max_u32(l->ts_thread_id, l->ts_native_tid)) + 8;
 
     l->fr_previous = (uint32_t)field(raw, p->fr_previous);
     l->fr_code = (uint32_t)field(raw, p->fr_executable);
@@ -145,8 +173,11 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->str.length = (uint32_t)field(raw, p->str_length);
     l->str.state = (uint32_t)field(raw, p->str_state);
     l->str.ascii_data = ascii;
-    l->str.compact_data = ascii + 16;   /* + utf8_length, utf8 */
-    l->str.legacy_data = ascii + 16;
+    /* + utf8_length, utf8 (3.15 says so itself) */
+    uint32_t compact = p->str_compact_size ?
+        (uint32_t)field(raw, p->str_compact_size) : ascii + 16;
+    l->str.compact_data = compact;
+    l->str.legacy_data = compact;
     /* Free-threaded 3.14 made `interned` a whole byte (REFERENCE §1.4). */
     int ft_bits = free_threaded && minor >= 14;
     l->str.kind_shift = ft_bits ? 8 : 2;
@@ -158,7 +189,8 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
              co_size = field(raw, p->co_size);
     if (l->ts_read > ts_size || l->fr_read > fr_size + 8 ||
         l->co_code_adaptive > co_size || ts_size > 65536 || co_size > 4096 ||
-        l->ts_read > 4096 || l->fr_read > 512) {
+        l->ts_read > 4096 || l->fr_read > 512 || compact < ascii ||
+        compact > ascii + 64) {
         *why = "_Py_DebugOffsets holds implausible offsets";
         return -1;
     }

@@ -7,7 +7,7 @@
  *   py310.c          3.10   static table (verified against 3.10.13 headers)
  *   py311.c          3.11   static table (3.11.7 headers)
  *   py312.c          3.12   static table (3.12.1 headers)
- *   debug_offsets.c  3.13+  built from the runtime's own _Py_DebugOffsets,
+ *   debug_offsets.c  3.13-3.15  built from the runtime's own _Py_DebugOffsets,
  *                           with one mirror of that struct per minor
  */
 #ifndef PYPROF_LAYOUT_H
@@ -65,6 +65,8 @@ struct py_layout {
     uint32_t cframe_current;     /* TS_FRAME_CFRAME: offset in _PyCFrame     */
     uint32_t ts_native_tid;      /* 0 = none (3.10)                          */
     uint32_t ts_thread_id;       /* pthread_t                                */
+    uint32_t ts_last_profiled;   /* 3.15+: last_profiled_frame; 0 = none     */
+    uint32_t ts_last_profiled_seq; /* 3.15+: its pop counter                 */
 
     /* frame (PyFrameObject or _PyInterpreterFrame) */
     uint32_t fr_read;            /* bytes to read from a frame               */
@@ -72,11 +74,11 @@ struct py_layout {
     uint32_t fr_previous;
     uint32_t fr_instr;           /* 3.10: int f_lasti; else instruction ptr  */
     uint32_t fr_owner;           /* FRAMES_INTERP only                       */
-    uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14 stackref)*/
+    uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14+ stackref)*/
     /* Frames with owner >= owner_skip_min and owner != owner_keep are
      * interpreter-internal shims, not Python frames. */
     int owner_skip_min;          /* 3.12/3.13: 3 (CSTACK) == only skipped     */
-    int owner_skip_max;          /* 3.12/3.13: 3; 3.14: 255; 3.11: none (-1)  */
+    int owner_skip_max;          /* 3.12/3.13: 3; 3.14+: 255; 3.11: none (-1) */
 
     /* PyCodeObject */
     uint32_t co_read;            /* bytes to read from a code object         */
@@ -98,7 +100,7 @@ struct py_layout {
 extern const struct py_layout py310_layout, py311_layout, py312_layout;
 
 /* Fills *l from the _Py_DebugOffsets at the start of _PyRuntime for minor
- * 13 or 14.  Returns 0, or -1 (unknown minor, bad cookie, implausible
+ * 13, 14 or 15.  Returns 0, or -1 (unknown minor, bad cookie, implausible
  * values) with a reason in *why. */
 int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
                          const char **why);

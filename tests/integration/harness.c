@@ -172,6 +172,22 @@ struct criterion_test_params pp_pythons(void)
     } else if (!said) {
         fprintf(stderr, "SKIP: %s not found\n", debian);
     }
+    /* 3.14 and 3.15: Debian unstable's builds, installed by check.sh
+     * into a cache outside the checkout (README, "CPython versions"). */
+    const char *cache = getenv("PYPROF_PYTHONS_CACHE");
+    if (!cache || !*cache)
+        cache = "/var/cache/pyprof-pythons";
+    for (int m = 14; m <= 15 && n < MAX; m++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/root/usr/bin/python3.%d", cache, m);
+        if (access(path, X_OK) == 0 && probe(path, &list[n]) == 0) {
+            snprintf(list[n].label, sizeof list[n].label, "%s (Debian) %s",
+                     list[n].version, list[n].path);
+            n++;
+        } else if (!said) {
+            fprintf(stderr, "SKIP: %s not found (check.sh installs it)\n", path);
+        }
+    }
     said = 1;
     return cr_make_param_array(struct pp_python, list, n, free_pythons);
 }

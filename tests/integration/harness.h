@@ -48,10 +48,11 @@ struct pp_python {
 };
 
 /* The parameter list for a ParameterizedTest: every
- * ~/.pyenv/versions/<v>/bin/python with 3.10 <= v (3.14 and later are
- * taken when present) and /usr/bin/python3.11 (Debian's static build).
- * An expected interpreter that is missing is named on stderr as
- * "SKIP: <path> not found", once per run of the binary. */
+ * ~/.pyenv/versions/<v>/bin/python with 3.10 <= v, /usr/bin/python3.11
+ * (Debian's static build), and $PYPROF_PYTHONS_CACHE/root/usr/bin/python3.14
+ * and python3.15 (default cache /var/cache/pyprof-pythons; check.sh installs
+ * them there).  An expected interpreter that is missing is named on stderr
+ * as "SKIP: <path> not found", once per run of the binary. */
 struct criterion_test_params pp_pythons(void);
 
 /* A test run once per interpreter, with `py` (const struct pp_python *)
