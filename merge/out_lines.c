@@ -7,8 +7,11 @@
  * paths the interpreters reported; a file that cannot be read leaves the
  * sampled lines with their numbers and counts and no text.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "pyprof/format.h"
@@ -83,6 +86,23 @@ static int next_line(FILE *f, char *buf, size_t cap)
     return 1;
 }
 
+/* The file a function came from, if it is a regular file: a name from
+ * a profile (untrusted) may be a FIFO or a device, which reading would
+ * block on or never finish. */
+static FILE *open_source(const char *path)
+{
+    if (!path[0])
+        return NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+    if (!f)
+        close(fd);
+    return f;
+}
+
 static void row(FILE *o, long line, uint64_t total, uint64_t self,
                 uint64_t of, const char *text)
 {
@@ -113,7 +133,7 @@ static void function(FILE *o, struct lines_ctx *c, uint32_t fi, uint32_t *fr)
             m->samples ? 100.0 * (double)fn->total / (double)m->samples : 0,
             (unsigned long long)fn->self);
     long lo = fn->firstline, hi = n ? m->frames[fr[n - 1]].line : 0;
-    FILE *src = fn->file[0] ? fopen(fn->file, "r") : NULL;
+    FILE *src = open_source(fn->file);
     if (!src)
         fprintf(o, "(source not readable: %s)\n", fn->file);
     fprintf(o, "\n%7s %10s %10s %7s  %s\n", "Line", "Samples", "Self", "% func",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -333,5 +334,33 @@ Test(forged, a_recursive_stack_counts_once_in_pstats_and_per_line_in_lines)
     cr_assert(strstr(ln, "\n      3          5          5   100.0  \n"), "%s", ln);
     free(ln);
     unlink(path);
+    free(raw.b);
+}
+
+Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
+     .timeout = 20)
+{
+    char fifo[] = "/tmp/pyprof-fifo.XXXXXX";
+    cr_assert_not_null(mkdtemp(fifo));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/f.py", fifo);
+    cr_assert_eq(mkfifo(path_py, 0600), 0);
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, path_py);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    /* opening the FIFO for reading would wait for a writer forever */
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "(source not readable: "), "%s", ln);
+    cr_assert(strstr(ln, "\n      2          1          1   100.0  \n"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(fifo);
     free(raw.b);
 }
