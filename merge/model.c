@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model.h"
 #include "pyprof/format.h"
@@ -221,8 +222,8 @@ static int stack_eq(const struct model *m, uint32_t i, const void *k)
 }
 
 /* ix (of cap slots) must have room for the stack. */
-static void add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
-                      uint32_t thread, uint32_t leaf, uint64_t count)
+static size_t add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
+                        uint32_t thread, uint32_t leaf, uint64_t count)
 {
     struct stack_key k = { proc, thread, leaf };
     size_t j = ix_find(m, ix, cap, stack_hash(proc, thread, leaf), stack_eq, &k);
@@ -230,12 +231,19 @@ static void add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
         if (m->nstacks == m->stacks_cap) {
             m->stacks_cap = m->stacks_cap ? m->stacks_cap * 2 : 1024;
             m->stacks = xrealloc(m->stacks, m->stacks_cap * sizeof *m->stacks);
+            if (m->opt.all_modes)
+                m->stack_modes = xrealloc(m->stack_modes, m->stacks_cap * M_NMODES *
+                                                          sizeof *m->stack_modes);
         }
-        m->stacks[m->nstacks] = (struct m_stack){ proc, thread, leaf, 0 };
+        if (m->opt.all_modes)
+            memset(&m->stack_modes[m->nstacks * M_NMODES], 0,
+                   M_NMODES * sizeof *m->stack_modes);
+        m->stacks[m->nstacks] = (struct m_stack){ .proc = proc, .thread = thread, .leaf = leaf };
         ix[j] = (uint32_t)++m->nstacks;
         m->nfolded += ix == m->stack_ix;
     }
     m->stacks[ix[j] - 1].count += count;
+    return ix[j] - 1;
 }
 
 /* The index for a file's stacks, with room for n more.  A process's own
@@ -272,7 +280,17 @@ struct job {
     struct rd_file **files;
     uint64_t **code_hash;
     atomic_size_t next;
+    struct m_progress *progress;
 };
+
+static void count_progress(struct m_progress *pr, const struct rd_file *f)
+{
+    struct stat st;
+    if (stat(f->path, &st) == 0 && st.st_size > 0)
+        atomic_fetch_add(&pr->bytes, (uint64_t)st.st_size);
+    atomic_fetch_add(&pr->samples, f->samples);
+    atomic_fetch_add(&pr->files, 1);
+}
 
 /* Hashing the names of a file's functions was most of what adding the
  * file to the model cost, on the one thread that does that: the reading
@@ -304,6 +322,8 @@ static void *reader_main(void *arg)
             exit(2);
         }
         j->code_hash[i] = code_hashes(j->files[i]);
+        if (j->progress)
+            count_progress(j->progress, j->files[i]);
     }
     rd_ctx_free(x);
     return NULL;
@@ -325,15 +345,29 @@ static void read_all(struct job *j, int jobs)
 
 /* ------------------------------------------------------------ merging */
 
-static int keep_sample(const struct m_options *o, unsigned flags)
+static int keep_in(const struct m_options *o, enum m_mode mode, unsigned flags)
 {
-    if (o->mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
+    if (mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
-    if (o->mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
+    if (mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
         return 0;
     if (o->exclude_idle && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
     return 1;
+}
+
+static int keep_sample(const struct m_options *o, unsigned flags)
+{
+    return keep_in(o, o->mode, flags);
+}
+
+/* Which modes keep a sample with flags: bit k for mode k. */
+static unsigned modes_of(const struct m_options *o, unsigned flags)
+{
+    unsigned bits = 0;
+    for (int k = 0; k < M_NMODES; k++)
+        bits |= (unsigned)keep_in(o, (enum m_mode)k, flags) << k;
+    return bits;
 }
 
 static void add_file(struct model *m, uint32_t pi)
@@ -389,14 +423,24 @@ static void add_file(struct model *m, uint32_t pi)
         m->samples_all += c->count;
         /* A thread state with no Python frame (a thread starting or ending,
          * C code holding a thread state) has nothing to attribute to. */
-        if (!c->leaf || !keep_sample(&m->opt, c->flags))
+        if (!c->leaf)
             continue;
-        p->samples += c->count;
-        m->samples += c->count;
-        if (c->thread < p->nthreads)
-            p->threads[c->thread].samples += c->count;
+        int keep = keep_sample(&m->opt, c->flags);
+        unsigned modes = m->opt.all_modes ? modes_of(&m->opt, c->flags) : 0;
+        if (!keep && !modes)
+            continue;
+        if (keep) {
+            p->samples += c->count;
+            m->samples += c->count;
+            if (c->thread < p->nthreads)
+                p->threads[c->thread].samples += c->count;
+        }
         /* A folded process's threads are not the representative's. */
-        add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
+        size_t s = add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0,
+                             tn[c->leaf], keep ? c->count : 0);
+        for (int k = 0; k < M_NMODES; k++)
+            if (modes >> k & 1)
+                m->stack_modes[s * M_NMODES + (size_t)k] += c->count;
     }
     free(func);
     free(tn);
@@ -581,7 +625,8 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
     if (!m || !files || !hashes)
         return NULL;
     m->opt = *o;
-    struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes };
+    struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes,
+                     .progress = o->progress };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
 
@@ -635,6 +680,7 @@ void model_free(struct model *m)
     free(m->frames);
     free(m->tnodes);
     free(m->stacks);
+    free(m->stack_modes);
     free(m->func_ix);
     free(m->frame_ix);
     free(m->tnode_ix);

@@ -7,18 +7,29 @@
 #ifndef PYPROF_MERGE_MODEL_H
 #define PYPROF_MERGE_MODEL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "reader.h"
 
 enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL };
+#define M_NMODES 3
+
+/* How far model_build has read, for a progress line drawn by another
+ * thread while it runs. */
+struct m_progress {
+    atomic_size_t files;
+    atomic_uint_least64_t samples, bytes;
+};
 
 struct m_options {
     enum m_mode mode;
     long pid;              /* only this pid; 0 = all                    */
     int exclude_idle;      /* drop samples not on a CPU                 */
     int fold_workers;      /* processes with identical argv become one  */
+    int all_modes;         /* also count every stack in every mode       */
+    struct m_progress *progress;   /* NULL: nobody is watching          */
 };
 
 struct m_func {
@@ -56,6 +67,10 @@ struct model {
     struct m_frame *frames; size_t nframes, frames_cap;
     struct m_tnode *tnodes; size_t ntnodes, tnodes_cap;
     struct m_stack *stacks; size_t nstacks, stacks_cap;
+    /* With all_modes: stack i's counts in wall, cpu and gil mode at
+     * stack_modes[i * M_NMODES + mode], and stacks with no sample in the
+     * chosen mode are kept too (with count 0). */
+    uint64_t *stack_modes;
     /* hash indexes (open addressing, values are index + 1); stack_ix
      * holds the stacks folded into another process, file_ix the stacks
      * of the file being added */

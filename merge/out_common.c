@@ -39,3 +39,41 @@ double out_duration(const struct m_proc *p)
                                                                : f->last_tick_ns;
     return last > f->start_ns ? (double)(last - f->start_ns) / 1e9 : 0;
 }
+
+/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+size_t out_utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+               c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n)
+        return 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+double out_stack_ns(const struct model *m, const struct m_stack *s, uint64_t count)
+{
+    return (double)count * (double)m->procs[s->proc].f->interval_ns;
+}
+
+int out_cmp_self(const void *a, const void *b, void *mv)
+{
+    const struct model *m = mv;
+    const struct m_func *x = &m->funcs[*(const uint32_t *)a],
+                        *y = &m->funcs[*(const uint32_t *)b];
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}

@@ -11,28 +11,6 @@
 #include "output.h"
 #include "pyprof/format.h"
 
-/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
- * 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
-               c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (!n)
-        return 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return n;
-}
-
 static void str(FILE *o, const char *s)
 {
     fputc('"', o);
@@ -40,7 +18,7 @@ static void str(FILE *o, const char *s)
     while (u && *u) {
         unsigned char c = *u;
         if (c >= 0x80) {
-            size_t n = utf8_len(u);
+            size_t n = out_utf8_len(u);
             if (n)
                 fwrite(u, 1, n, o);
             else
@@ -128,18 +106,6 @@ static void process(FILE *o, const struct model *m, size_t i)
     fputs("]}", o);
 }
 
-static int cmp_self(const void *a, const void *b, void *mv)
-{
-    const struct model *m = mv;
-    const struct m_func *x = &m->funcs[*(const uint32_t *)a],
-                        *y = &m->funcs[*(const uint32_t *)b];
-    if (x->self != y->self)
-        return x->self > y->self ? -1 : 1;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 static void frame(FILE *o, const char *name, const char *file, long line, int first)
 {
     fprintf(o, "%s{\"name\": ", first ? "" : ", ");
@@ -177,7 +143,7 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         return -1;
     for (uint32_t i = 0; i < m->nfuncs; i++)
         order[i] = i;
-    qsort_r(order, m->nfuncs, sizeof *order, cmp_self, (void *)m);
+    qsort_r(order, m->nfuncs, sizeof *order, out_cmp_self, (void *)m);
     size_t nf = 0;
     for (size_t i = 0; i < m->nfuncs; i++) {
         const struct m_func *f = &m->funcs[order[i]];

@@ -18,6 +18,10 @@ struct out_options {
 int out_text(FILE *o, const struct model *m, const struct out_options *opt);
 int out_collapsed(FILE *o, const struct model *m, const struct out_options *opt);
 int out_json(FILE *o, const struct model *m, const struct out_options *opt);
+/* out_pprof wants the model built with all_modes: it writes every mode. */
+int out_pprof(FILE *o, const struct model *m, const struct out_options *opt);
+int out_pstats(FILE *o, const struct model *m, const struct out_options *opt);
+int out_lines(FILE *o, const struct model *m, const struct out_options *opt);
 
 /* Shared by the writers (out_common.c). */
 const char *out_mode_name(enum m_mode mode);
@@ -27,5 +31,13 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
                      enum out_group g, char *a, char *b, size_t cap);
 /* Seconds between a process's first and last known moment. */
 double out_duration(const struct m_proc *p);
+/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
+ * 0 when it is not one. */
+size_t out_utf8_len(const unsigned char *s);
+/* qsort_r order of function ids (the model as argument): most self
+ * samples first, then most total, then by name. */
+int out_cmp_self(const void *a, const void *b, void *m);
+/* Samples times each stack's process's interval, in ns. */
+double out_stack_ns(const struct model *m, const struct m_stack *s, uint64_t count);
 
 #endif

@@ -14,17 +14,19 @@
 
 #include "model.h"
 #include "output.h"
+#include "progress.h"
 
 static void usage(FILE *o)
 {
     fputs("usage: pyprof-merge [options] FILE|DIR...\n"
-          "  -f, --format F     text (default), collapsed, json\n"
+          "  -f, --format F     text (default), collapsed, json, pprof, pstats, lines\n"
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
           "  -g, --group G      none (default), process, thread: extra root frames\n"
           "      --fold-workers fold processes with the same argv and parent\n"
-          "  -t, --top N        rows in the top-function tables (default 20)\n"
+          "  -t, --top N        rows in the top-function tables, functions of\n"
+          "                     --format lines (default 20)\n"
           "  -j, --jobs N       reader threads (default: online CPUs)\n"
           "  -o, --output FILE  write the report to FILE\n"
           "  -h, --help         this text\n"
@@ -163,9 +165,12 @@ int main(int argc, char **argv)
     if (!strcmp(format, "text")) writer = out_text;
     else if (!strcmp(format, "collapsed")) writer = out_collapsed;
     else if (!strcmp(format, "json")) writer = out_json;
+    else if (!strcmp(format, "pprof")) writer = out_pprof, mo.all_modes = 1;
+    else if (!strcmp(format, "pstats")) writer = out_pstats;
+    else if (!strcmp(format, "lines")) writer = out_lines;
     else {
-        fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed "
-                        "and json\n", format);
+        fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed, "
+                        "json, pprof, pstats and lines\n", format);
         return 2;
     }
     if (optind >= argc) {
@@ -180,7 +185,14 @@ int main(int argc, char **argv)
         fputs("pyprof-merge: no input files\n", stderr);
         return 2;
     }
+    /* PYPROF_PROGRESS_DELAY: seconds before the progress line shows. */
+    struct m_progress progress = { 0 };
+    const char *delay = getenv("PYPROF_PROGRESS_DELAY");
+    mo.progress = &progress;
+    struct progress *line = progress_start(&progress, files.n,
+                                           delay && *delay ? strtod(delay, NULL) : 1.0);
     struct model *m = model_build(files.v, files.n, &mo, (int)jobs);
+    progress_stop(line);
     if (!m) {
         fputs("pyprof-merge: out of memory\n", stderr);
         return 2;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -137,6 +138,13 @@ static void all_reports(const char *path)
     cr_assert_eq(out_text(o, m, &oo), 0);
     cr_assert_eq(out_collapsed(o, m, &oo), 0);
     cr_assert_eq(out_json(o, m, &oo), 0);
+    cr_assert_eq(out_pstats(o, m, &oo), 0);
+    cr_assert_eq(out_lines(o, m, &oo), 0);
+    model_free(m);
+    mo.all_modes = 1;
+    m = model_build(paths, 1, &mo, 1);
+    cr_assert_not_null(m);
+    cr_assert_eq(out_pprof(o, m, &oo), 0);
     fclose(o);
     model_free(m);
 }
@@ -253,5 +261,106 @@ Test(forged, a_command_line_with_newlines_stays_on_its_row_of_the_process_tree)
     cr_assert_null(strstr(txt, "\tprint"), "a raw tab from argv:\n%s", txt);
     free(txt);
     unlink(path);
+    free(raw.b);
+}
+
+/* The int32 after the first occurrence of `what` (len bytes) plus skip
+ * bytes in buf of n bytes; -1 when it is not there. */
+static long i32_after(const char *buf, size_t n, const char *what, size_t len,
+                      size_t skip)
+{
+    for (size_t i = 0; i + len + skip + 4 <= n; i++)
+        if (!memcmp(buf + i, what, len)) {
+            const unsigned char *p = (const unsigned char *)buf + i + len + skip;
+            return (long)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                          (uint32_t)p[3] << 24);
+        }
+    return -1;
+}
+
+Test(forged, a_recursive_stack_counts_once_in_pstats_and_per_line_in_lines)
+{
+    /* rec (line 2) -> rec (line 2) -> rec (line 3), 5 samples, from a file
+     * that does not exist */
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "rec");
+    rec_str(&raw, PP_REC_STRING, 2, "/nonexistent/r\xff.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    /* lines zigzag-coded: 4 is line 2, 6 line 3 */
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 2, 1, 1, 4 }, 4);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 3, 2, 1, 6 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    for (int i = 0; i < 5; i++)
+        rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 3, 0 }, 4);
+    const char *path = to_file(&raw);
+
+    /* pstats: the key's funcname, then (cc, nc, ...) as marshal ints:
+     * cc 5 (once per sample), nc 15 (every frame); the caller entry rec
+     * -> rec has nc 10, cc 5.  The file name is valid UTF-8. */
+    char *ps = NULL;
+    size_t n = 0;
+    {
+        char *paths[] = { (char *)path };
+        struct m_options mo = { .mode = MODE_WALL };
+        struct model *m = model_build(paths, 1, &mo, 1);
+        FILE *o = open_memstream(&ps, &n);
+        struct out_options oo = { .top = 10 };
+        cr_assert_eq(out_pstats(o, m, &oo), 0);
+        fclose(o);
+        model_free(m);
+    }
+    static const char key[] = "u\x03\0\0\0rec(\x05\0\0\0i";
+    cr_assert_eq(i32_after(ps, n, key, sizeof key - 1, 0), 5, "cc");
+    cr_assert_eq(i32_after(ps, n, key, sizeof key - 1, 5), 15, "nc");
+    static const char caller[] = "u\x03\0\0\0rec(\x04\0\0\0i";
+    cr_assert_eq(i32_after(ps, n, caller, sizeof caller - 1, 0), 10, "caller nc");
+    cr_assert_eq(i32_after(ps, n, caller, sizeof caller - 1, 5), 5, "caller cc");
+    cr_assert(memmem(ps, n, "r\xef\xbf\xbd.py", 6), "the bad byte is not U+FFFD");
+    cr_assert_null(memchr(ps, 0xff, n), "a raw 0xff byte in the marshal");
+    /* cumtime is 5 samples at 10 ms, not 15: the double after tt */
+    const char *c = memmem(ps, n, key, sizeof key - 1);
+    double ct;
+    cr_assert_eq(c[sizeof key - 1 + 4 + 5 + 9], 'g');
+    memcpy(&ct, c + sizeof key - 1 + 4 + 5 + 9 + 1, sizeof ct);
+    cr_assert_float_eq(ct, 0.05, 1e-12, "cumtime %f", ct);
+    free(ps);
+
+    /* lines: no source, but the lines with their counts */
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "(source not readable: /nonexistent/r\xff.py)"), "%s", ln);
+    cr_assert(strstr(ln, "\n      2          5          0   100.0  \n"), "%s", ln);
+    cr_assert(strstr(ln, "\n      3          5          5   100.0  \n"), "%s", ln);
+    free(ln);
+    unlink(path);
+    free(raw.b);
+}
+
+Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
+     .timeout = 20)
+{
+    char fifo[] = "/tmp/pyprof-fifo.XXXXXX";
+    cr_assert_not_null(mkdtemp(fifo));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/f.py", fifo);
+    cr_assert_eq(mkfifo(path_py, 0600), 0);
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, path_py);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    /* opening the FIFO for reading would wait for a writer forever */
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "(source not readable: "), "%s", ln);
+    cr_assert(strstr(ln, "\n      2          1          1   100.0  \n"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(fifo);
     free(raw.b);
 }
