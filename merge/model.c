@@ -125,6 +125,17 @@ static uint32_t intern_func(struct model *m, const char *name, const char *file,
     return (uint32_t)(m->nfuncs - 1);
 }
 
+long model_func_find(const struct model *m, const char *name, const char *file,
+                     uint32_t line)
+{
+    if (!m->func_ix_cap)
+        return -1;
+    struct func_key k = { name, file, line };
+    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, func_hash(name, file, line),
+                       func_eq, &k);
+    return m->func_ix[j] ? (long)m->func_ix[j] - 1 : -1;
+}
+
 /* ------------------------------------------------------------ frames, trie */
 
 static uint64_t pair_hash(uint32_t a, uint32_t b)
@@ -325,7 +336,7 @@ static void read_all(struct job *j, int jobs)
 
 /* ------------------------------------------------------------ merging */
 
-static int keep_sample(const struct m_options *o, unsigned flags)
+int model_keeps(const struct m_options *o, unsigned flags)
 {
     if (o->mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
@@ -389,7 +400,7 @@ static void add_file(struct model *m, uint32_t pi)
         m->samples_all += c->count;
         /* A thread state with no Python frame (a thread starting or ending,
          * C code holding a thread state) has nothing to attribute to. */
-        if (!c->leaf || !keep_sample(&m->opt, c->flags))
+        if (!c->leaf || !model_keeps(&m->opt, c->flags))
             continue;
         p->samples += c->count;
         m->samples += c->count;

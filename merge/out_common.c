@@ -39,3 +39,55 @@ double out_duration(const struct m_proc *p)
                                                                : f->last_tick_ns;
     return last > f->start_ns ? (double)(last - f->start_ns) / 1e9 : 0;
 }
+
+/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
+ * 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+               c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n)
+        return 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+void out_json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    const unsigned char *u = (const unsigned char *)s;
+    while (u && *u) {
+        unsigned char c = *u;
+        if (c >= 0x80) {
+            size_t n = utf8_len(u);
+            if (n)
+                fwrite(u, 1, n, o);
+            else
+                fputs("\\ufffd", o);
+            u += n ? n : 1;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", o);
+        else if (c == '\t')
+            fputs("\\t", o);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+        u++;
+    }
+    fputc('"', o);
+}

@@ -11,58 +11,6 @@
 #include "output.h"
 #include "pyprof/format.h"
 
-/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
- * 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
-               c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (!n)
-        return 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return n;
-}
-
-static void str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    const unsigned char *u = (const unsigned char *)s;
-    while (u && *u) {
-        unsigned char c = *u;
-        if (c >= 0x80) {
-            size_t n = utf8_len(u);
-            if (n)
-                fwrite(u, 1, n, o);
-            else
-                fputs("\\ufffd", o);
-            u += n ? n : 1;
-            continue;
-        }
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", o);
-        else if (c == '\t')
-            fputs("\\t", o);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-        u++;
-    }
-    fputc('"', o);
-}
-
 static void counters(FILE *o, const struct rd_counters *c)
 {
     fprintf(o, "{\"samples\": %llu, \"rejected\": %llu, \"missed\": %llu, "
@@ -77,24 +25,24 @@ static void process(FILE *o, const struct model *m, size_t i)
     const struct m_proc *p = &m->procs[i];
     const struct rd_file *f = p->f;
     fprintf(o, "    {\"id\": ");
-    str(o, p->id);
+    out_json_str(o, p->id);
     fprintf(o, ", \"parent\": ");
     if (p->parent_id[0])
-        str(o, p->parent_id);
+        out_json_str(o, p->parent_id);
     else
         fputs("null", o);
     fprintf(o, ", \"pid\": %lld, \"ppid\": %lld, \"started_by\": \"%s\", \"argv\": [",
             (long long)f->pid, (long long)f->ppid, model_started_by(f->started_by));
     for (size_t a = 0; a < f->argc; a++) {
         fputs(a ? ", " : "", o);
-        str(o, f->argv[a]);
+        out_json_str(o, f->argv[a]);
     }
     fprintf(o, "], \"executable\": ");
-    str(o, f->executable);
+    out_json_str(o, f->executable);
     fprintf(o, ", \"python\": ");
-    str(o, f->python);
+    out_json_str(o, f->python);
     fprintf(o, ", \"host\": ");
-    str(o, f->hostname);
+    out_json_str(o, f->hostname);
     fprintf(o, ", \"start\": %.6f, \"end\": ", (double)f->start_ns / 1e9);
     if (f->complete)
         fprintf(o, "%.6f", (double)f->end_ns / 1e9);
@@ -121,7 +69,7 @@ static void process(FILE *o, const struct model *m, size_t i)
         if (!p->threads[t].name)
             continue;
         fprintf(o, "%s{\"tid\": %u, \"name\": ", first ? "" : ", ", p->threads[t].tid);
-        str(o, p->threads[t].name);
+        out_json_str(o, p->threads[t].name);
         fprintf(o, ", \"samples\": %llu}", (unsigned long long)p->threads[t].samples);
         first = 0;
     }
@@ -143,9 +91,9 @@ static int cmp_self(const void *a, const void *b, void *mv)
 static void frame(FILE *o, const char *name, const char *file, long line, int first)
 {
     fprintf(o, "%s{\"name\": ", first ? "" : ", ");
-    str(o, name);
+    out_json_str(o, name);
     fputs(", \"file\": ", o);
-    str(o, file);
+    out_json_str(o, file);
     fprintf(o, ", \"line\": %ld}", line);
 }
 
@@ -184,9 +132,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         if (!f->total)
             continue;
         fprintf(o, "%s    {\"name\": ", nf++ ? ",\n" : "");
-        str(o, f->name);
+        out_json_str(o, f->name);
         fputs(", \"file\": ", o);
-        str(o, f->file);
+        out_json_str(o, f->file);
         fprintf(o, ", \"line\": %u, \"self\": %llu, \"total\": %llu}", f->firstline,
                 (unsigned long long)f->self, (unsigned long long)f->total);
     }
@@ -220,9 +168,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
     fputs("\n ],\n \"problems\": [\n", o);
     for (size_t i = 0; i < m->nproblems; i++) {
         fprintf(o, "%s    {\"file\": ", i ? ",\n" : "");
-        str(o, m->problems[i].file);
+        out_json_str(o, m->problems[i].file);
         fputs(", \"error\": ", o);
-        str(o, m->problems[i].error);
+        out_json_str(o, m->problems[i].error);
         fprintf(o, ", \"recovered\": %llu}", (unsigned long long)m->problems[i].recovered);
     }
     fputs("\n ]\n}\n", o);

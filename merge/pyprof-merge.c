@@ -18,7 +18,8 @@
 static void usage(FILE *o)
 {
     fputs("usage: pyprof-merge [options] FILE|DIR...\n"
-          "  -f, --format F     text (default), collapsed, json\n"
+          "  -f, --format F     text (default), collapsed, json,\n"
+          "                     speedscope, gecko\n"
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
@@ -163,9 +164,11 @@ int main(int argc, char **argv)
     if (!strcmp(format, "text")) writer = out_text;
     else if (!strcmp(format, "collapsed")) writer = out_collapsed;
     else if (!strcmp(format, "json")) writer = out_json;
+    else if (!strcmp(format, "speedscope")) writer = out_speedscope;
+    else if (!strcmp(format, "gecko")) writer = out_gecko;
     else {
-        fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed "
-                        "and json\n", format);
+        fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed, "
+                        "json, speedscope and gecko\n", format);
         return 2;
     }
     if (optind >= argc) {
