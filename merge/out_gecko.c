@@ -149,10 +149,13 @@ static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb
             free(it);
             return -1;
         }
+        /* ms to the microsecond, in integers: printing doubles was most
+         * of the time */
+        unsigned long long us = (e.start + 500) / 1000;
         if (row >= 0)
-            fprintf(o, "[%ld,%.3f,0]", row, (double)e.start / 1e6);
+            fprintf(o, "[%ld,%llu.%03llu,0]", row, us / 1000, us % 1000);
         else
-            fprintf(o, "[null,%.3f,0]", (double)e.start / 1e6);
+            fprintf(o, "[null,%llu.%03llu,0]", us / 1000, us % 1000);
     }
     fputs("]}", o);
     int failed = it->failed;

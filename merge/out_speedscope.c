@@ -9,6 +9,7 @@
  * a gap.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "output.h"
 #include "pyprof/format.h"
@@ -30,24 +31,87 @@ static long *code_funcs(const struct model *m, const struct rd_file *f)
     return fn;
 }
 
-/* The frames of leaf, outermost first, into path; returns how many. */
-static size_t stack_of(const struct rd_file *f, const long *fn, uint32_t leaf,
-                       long *path)
+/* Each node's stack as written ("3,17,42"), kept after its first sample:
+ * the same stacks come back sample after sample, and walking and printing
+ * them again was most of the time.  Kept up to KEEP_CAP bytes; stacks
+ * past that are written out anew each time. */
+#define KEEP_CAP (64u << 20)
+
+struct stacks {
+    const struct rd_file *f;
+    const long *fn;
+    uint64_t *at;               /* node -> (offset + 1) << 24 | length     */
+    char *kept;
+    size_t used, cap;
+    char *buf;                  /* one stack: PP_MAX_DEPTH numbers        */
+};
+
+#define STACK_BUF (PP_MAX_DEPTH * 12u)
+
+static size_t put_num(char *b, unsigned long v)
 {
-    size_t n = 0;
-    for (uint32_t k = leaf; k && n < PP_MAX_DEPTH; k = f->nodes[k].parent)
-        if (fn[f->nodes[k].code] >= 0)
-            path[n++] = fn[f->nodes[k].code];
-    for (size_t i = 0; i < n / 2; i++) {
-        long x = path[i];
-        path[i] = path[n - 1 - i];
-        path[n - 1 - i] = x;
-    }
-    return n;
+    char t[24];
+    size_t n = 0, k = 0;
+    do
+        t[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    while (n)
+        b[k++] = t[--n];
+    return k;
 }
 
-static int profile(FILE *o, const struct tl_proc *t, size_t th, const long *fn,
-                   long *path, int first)
+/* leaf's functions, outermost first, comma-separated into s->buf. */
+static size_t render(struct stacks *s, uint32_t leaf)
+{
+    const struct rd_file *f = s->f;
+    size_t depth = 0;
+    for (uint32_t k = leaf; k && depth < PP_MAX_DEPTH; k = f->nodes[k].parent)
+        depth += s->fn[f->nodes[k].code] >= 0;
+    /* written from the end: the walk goes from the leaf outwards */
+    char num[24];
+    size_t end = STACK_BUF, d = 0;
+    for (uint32_t k = leaf; k && d < depth; k = f->nodes[k].parent) {
+        long fn = s->fn[f->nodes[k].code];
+        if (fn < 0)
+            continue;
+        size_t n = put_num(num, (unsigned long)fn);
+        if (d++)
+            s->buf[--end] = ',';
+        end -= n;
+        memcpy(s->buf + end, num, n);
+    }
+    memmove(s->buf, s->buf + end, STACK_BUF - end);
+    return STACK_BUF - end;
+}
+
+static void put_stack(FILE *o, struct stacks *s, uint32_t leaf)
+{
+    uint64_t a = s->at[leaf];
+    if (a) {
+        fwrite(s->kept + (a >> 24) - 1, 1, a & 0xffffff, o);
+        return;
+    }
+    size_t n = render(s, leaf);
+    fwrite(s->buf, 1, n, o);
+    if (s->used + n > KEEP_CAP)
+        return;
+    if (s->used + n > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1u << 16;
+        while (cap < s->used + n)
+            cap *= 2;
+        char *k = realloc(s->kept, cap);
+        if (!k)
+            return;
+        s->kept = k;
+        s->cap = cap;
+    }
+    memcpy(s->kept + s->used, s->buf, n);
+    s->at[leaf] = (uint64_t)(s->used + 1) << 24 | n;
+    s->used += n;
+}
+
+static int profile(FILE *o, const struct tl_proc *t, size_t th, struct stacks *st,
+                   int first)
 {
     const struct m_proc *p = &t->m->procs[t->proc];
     /* a thread the second reading did not meet: an empty profile */
@@ -70,10 +134,9 @@ static int profile(FILE *o, const struct tl_proc *t, size_t th, const long *fn,
     if (!it)
         return -1;
     for (uint64_t i = 0; tl_iter_next(it, &e); i++) {
-        size_t n = e.leaf ? stack_of(t->f, fn, e.leaf, path) : 0;
         fputs(i ? (i % 16 ? ",[" : ",\n    [") : "[", o);
-        for (size_t d = 0; d < n; d++)
-            fprintf(o, d ? ",%ld" : "%ld", path[d]);
+        if (e.leaf)
+            put_stack(o, st, e.leaf);
         fputc(']', o);
     }
     fputs("],\n   \"weights\": [", o);
@@ -123,29 +186,37 @@ int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt
         fprintf(o, ", \"line\": %u}", m->funcs[i].firstline);
     }
     fputs("]},\n \"profiles\": [\n", o);
-    long *path = malloc(PP_MAX_DEPTH * sizeof *path);
-    int r = path ? 0 : -1, first = 1;
+    struct stacks st = { .buf = malloc(STACK_BUF) };
+    int r = st.buf ? 0 : -1, first = 1;
     for (size_t i = 0; i < m->nprocs && !r; i++) {
         const struct m_proc *p = &m->procs[i];
         if (!p->samples)
             continue;
         struct tl_proc *t = tl_read(m, i);
         long *fn = t ? code_funcs(m, t->f) : NULL;
-        if (!fn) {
+        uint64_t *at = t ? calloc(t->f->nnodes ? t->f->nnodes : 1, sizeof *at) : NULL;
+        if (!fn || !at) {
+            free(fn);
             tl_free(t);
             r = -1;
             break;
         }
+        st.f = t->f;
+        st.fn = fn;
+        st.at = at;
+        st.used = 0;
         for (size_t th = 0; th < p->nthreads && !r; th++) {
             if (!p->threads[th].samples)
                 continue;
-            r = profile(o, t, th, fn, path, first);
+            r = profile(o, t, th, &st, first);
             first = 0;
         }
+        free(at);
         free(fn);
         tl_free(t);
     }
-    free(path);
+    free(st.kept);
+    free(st.buf);
     fputs("\n ]}\n", o);
     return r;
 }

@@ -204,8 +204,12 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
         tl_free(t);
         return NULL;
     }
-    /* Damage the first reading did not meet (the file was replaced since)
-     * ends the timeline early; everything read is shown. */
+    /* The file was cut or replaced since the first reading: everything
+     * read is shown, and the difference named. */
+    if (t->seen < t->limit)
+        fprintf(stderr, "pyprof-merge: %s: read %llu of its %llu samples the second "
+                        "time (%s)\n", p->f->path, (unsigned long long)t->seen,
+                (unsigned long long)t->limit, t->f->problem ? t->f->problem : "changed");
     return t;
 }
 
