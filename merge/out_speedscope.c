@@ -93,7 +93,7 @@ static void put_stack(FILE *o, struct stacks *s, uint32_t leaf)
     }
     size_t n = render(s, leaf);
     fwrite(s->buf, 1, n, o);
-    if (s->used + n > KEEP_CAP)
+    if (!n || s->used + n > KEEP_CAP)
         return;
     if (s->used + n > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1u << 16;

@@ -135,3 +135,43 @@ Test(timeline, a_long_thread_comes_back_whole_through_the_spool)
     free(doc);
     unlink(path);
 }
+
+/* The file is replaced between the model's reading and the writer's: by
+ * the first ticks of itself, then by a file of other functions. */
+Test(timeline, a_file_replaced_between_the_readings_shows_what_is_read_again)
+{
+    const char *path = two_threads();
+    char first[64];
+    snprintf(first, sizeof first, "%s", path);
+    char *paths[] = { first };
+    struct m_options mo = { .mode = MODE_WALL };
+    struct model *m = model_build(paths, 1, &mo, 1);
+    cr_assert_not_null(m);
+
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "other");
+    rec_str(&raw, PP_REC_STRING, 2, "/y.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 7, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, pp_zigzag(8) }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000000, 1, 1, 1 }, 4);
+    cr_assert_eq(rename(to_file(&raw), first), 0);
+    free(raw.b);
+
+    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
+    char *doc = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&doc, &n);
+    cr_assert_eq(out_speedscope(o, m, &oo), 0);
+    cr_assert_eq(out_gecko(o, m, &oo), 0);
+    fclose(o);
+    /* the other function is not one of the report's: no frame for it */
+    has(doc, "MainThread (tid 4242, 1 samples)\", \"unit\": \"nanoseconds\", "
+             "\"startValue\": 1000000, \"endValue\": 11000000,\n   \"samples\": [[]]");
+    has(doc, "worker (tid 4242, 0 samples)");
+    has(doc, "\"stringTable\": [\"other (/y.py:7)\"]");
+    free(doc);
+    model_free(m);
+    unlink(first);
+}
