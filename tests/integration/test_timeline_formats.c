@@ -5,7 +5,9 @@
  * what reads it and against the JSON report of the same files:
  *
  *   speedscope: valid against the JSON schema the speedscope package
- *   ships (ajv, from /var/cache/pyprof-npm, or SKIP); one profile per
+ *   ships (ajv, from /var/cache/pyprof-npm, or SKIP); speedscope's own
+ *   app from that package imports it in headless chromium and lists every
+ *   profile (or SKIP without chromium); one profile per
  *   process and thread with that thread's samples; every function's
  *   self and total samples, summed over the profiles, those of the JSON
  *   report; weights tile each profile from startValue to endValue.
@@ -162,7 +164,7 @@ static const char *npm_dir(void)
     return d && *d ? d : "/var/cache/pyprof-npm";
 }
 
-/* The schema check by ajv in node; 0 after a SKIP line when node or the
+/* The schema check by ajv in node, or a SKIP line when node or the
  * packages are missing. */
 static void schema_check(const struct pp_python *py, const char *path)
 {
@@ -184,6 +186,39 @@ static void schema_check(const struct pp_python *py, const char *path)
     pp_expect(py, r.exited && r.code == 0 && strstr(r.out, "valid"),
               "speedscope's schema rejects %s (%s):\n%s%s", path, pp_describe(&r),
               r.out, r.err);
+}
+
+/* speedscope's own app (the package's index.html) imports the file in
+ * headless chromium and lists every profile, showing the active one. */
+static void app_check(const struct pp_python *py, const char *path,
+                      const struct pp_json *doc)
+{
+    char app[4096], script[4096];
+    snprintf(app, sizeof app, "%s/node_modules/speedscope/dist/release/index.html",
+             npm_dir());
+    snprintf(script, sizeof script, "%s/../js/open-in-speedscope.mjs", pp_script(""));
+    struct pp_result r;
+    const char *ver[] = { "chromium", "--version", NULL };
+    if (access(app, R_OK) || (pp_run(&r, ver, NULL, 60, NULL, NULL), !r.exited || r.code)) {
+        fprintf(stderr, "SKIP: speedscope app check: needs Debian's chromium and %s "
+                        "(tests/package.json, check.sh)\n", app);
+        return;
+    }
+    const char *argv[] = { "node", script, npm_dir(), path, NULL };
+    pp_run(&r, argv, NULL, 120, NULL, NULL);
+    pp_assert(py, r.exited && r.code == 0, "speedscope's app: %s\n%s", pp_describe(&r),
+              r.err);
+    const struct pp_json *profiles = pp_json_get(doc, "profiles");
+    char shown[64];
+    snprintf(shown, sizeof shown, "(%.0f/%zu)",
+             pp_json_num(doc, "activeProfileIndex", -1) + 1, profiles->n);
+    pp_expect(py, strstr(r.out, shown), "speedscope's app does not show profile %s:\n%s",
+              shown, r.out);
+    for (size_t i = 0; i < profiles->n; i++) {
+        const char *name = pp_json_str(&profiles->items[i], "name");
+        pp_expect(py, name && strstr(r.out, name), "speedscope's app does not list %s:\n%s",
+                  name, r.out);
+    }
 }
 
 static void from_speedscope(const struct pp_python *py, const struct pp_json *doc,
@@ -254,7 +289,10 @@ static void speedscope_case(const struct pp_python *py, const char *dir,
     pp_assert(py, f && fwrite(ss.out, 1, ss.out_len, f) == ss.out_len && !fclose(f),
               "cannot write %s", path);
     schema_check(py, path);
-    from_speedscope(py, pp_parse_json(py, &ss), &got);
+    const struct pp_json *doc = pp_parse_json(py, &ss);
+    if (!strcmp(mode, "wall"))
+        app_check(py, path, doc);
+    from_speedscope(py, doc, &got);
     /* every process and the parent's pool threads have wall samples; in
      * cpu mode, those that ran */
     pp_expect(py, want.nth >= (strcmp(mode, "wall") ? 1u : 5u),
