@@ -120,9 +120,10 @@ static int profile(FILE *o, const struct tl_proc *t, size_t th, struct stacks *s
     uint64_t off = tl_proc_offset(t->m, t->proc);
     char name[512], argv[256];
     model_argv_str(p, argv, sizeof argv);
-    snprintf(name, sizeof name, "pid %lld %s: %s (tid %u, %llu samples)",
+    snprintf(name, sizeof name, "pid %lld %s: %s (tid %u, %llu sample%s)",
              (long long)p->f->pid, argv, p->threads[th].name ? p->threads[th].name : "?",
-             p->threads[th].tid, (unsigned long long)tt->samples);
+             p->threads[th].tid, (unsigned long long)tt->samples,
+             tt->samples == 1 ? "" : "s");
     fputs(first ? "  {" : ",\n  {", o);
     fputs("\"type\": \"sampled\", \"name\": ", o);
     out_json_str(o, name);

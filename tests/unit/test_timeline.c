@@ -72,7 +72,7 @@ Test(timeline, speedscope_in_cpu_mode_shows_off_cpu_time_as_gaps)
     char *doc = report_of(path, MODE_CPU, GROUP_NONE, out_speedscope);
     has(doc, "\"samples\": [[0,1],[0,1],[],[0,1]],\n   \"weights\": "
              "[2000000,3000000,4000000,10000000]");
-    has(doc, "worker (tid 4242, 1 samples)\", \"unit\": \"nanoseconds\", "
+    has(doc, "worker (tid 4242, 1 sample)\", \"unit\": \"nanoseconds\", "
              "\"startValue\": 6000000, \"endValue\": 10000000,\n   \"samples\": [[0]],\n"
              "   \"weights\": [4000000]");
     free(doc);
@@ -167,7 +167,7 @@ Test(timeline, a_file_replaced_between_the_readings_shows_what_is_read_again)
     cr_assert_eq(out_gecko(o, m, &oo), 0);
     fclose(o);
     /* the other function is not one of the report's: no frame for it */
-    has(doc, "MainThread (tid 4242, 1 samples)\", \"unit\": \"nanoseconds\", "
+    has(doc, "MainThread (tid 4242, 1 sample)\", \"unit\": \"nanoseconds\", "
              "\"startValue\": 1000000, \"endValue\": 11000000,\n   \"samples\": [[]]");
     has(doc, "worker (tid 4242, 0 samples)");
     has(doc, "\"stringTable\": [\"other (/y.py:7)\"]");
