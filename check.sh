@@ -30,6 +30,18 @@ for v in 3.14 3.15; do
         echo "SKIP: CPython $v: $why"
     fi
 done
+# npm packages the tests drive (tests/package.json, locked), installed
+# outside the checkout; a test whose package is missing prints SKIP.
+npm_dir=/var/cache/pyprof-npm
+if command -v npm >/dev/null 2>&1; then
+    if ! cmp -s tests/package-lock.json "$npm_dir/package-lock.json" ||
+       [ ! -d "$npm_dir/node_modules" ]; then
+        mkdir -p "$npm_dir"
+        cp tests/package.json tests/package-lock.json "$npm_dir/"
+        (cd "$npm_dir" && npm ci --no-audit --no-fund >/dev/null) ||
+            echo "SKIP: npm ci in $npm_dir failed"
+    fi
+fi
 ./bootstrap >/dev/null 2>&1
 rm -rf build-check
 mkdir build-check

@@ -126,6 +126,17 @@ static uint32_t intern_func(struct model *m, const char *name, const char *file,
     return (uint32_t)(m->nfuncs - 1);
 }
 
+long model_func_find(const struct model *m, const char *name, const char *file,
+                     uint32_t line)
+{
+    if (!m->func_ix_cap)
+        return -1;
+    struct func_key k = { name, file, line };
+    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, func_hash(name, file, line),
+                       func_eq, &k);
+    return m->func_ix[j] ? (long)m->func_ix[j] - 1 : -1;
+}
+
 /* ------------------------------------------------------------ frames, trie */
 
 static uint64_t pair_hash(uint32_t a, uint32_t b)
@@ -356,7 +367,7 @@ static int keep_in(const struct m_options *o, enum m_mode mode, unsigned flags)
     return 1;
 }
 
-static int keep_sample(const struct m_options *o, unsigned flags)
+int model_keeps(const struct m_options *o, unsigned flags)
 {
     return keep_in(o, o->mode, flags);
 }
@@ -425,7 +436,7 @@ static void add_file(struct model *m, uint32_t pi)
          * C code holding a thread state) has nothing to attribute to. */
         if (!c->leaf)
             continue;
-        int keep = keep_sample(&m->opt, c->flags);
+        int keep = model_keeps(&m->opt, c->flags);
         unsigned modes = m->opt.all_modes ? modes_of(&m->opt, c->flags) : 0;
         if (!keep && !modes)
             continue;

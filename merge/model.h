@@ -93,6 +93,12 @@ void model_free(struct model *m);
  * cap, the innermost ones kept); returns how many were written. */
 size_t model_path(const struct model *m, uint32_t leaf, uint32_t *out, size_t cap);
 
+/* Whether a sample with these PP_SAMPLE_* flags counts in o's mode. */
+int model_keeps(const struct m_options *o, unsigned flags);
+/* The index of the function (qualname, file, first line), or -1. */
+long model_func_find(const struct model *m, const char *name, const char *file,
+                     uint32_t line);
+
 /* Whether any input had a problem / nothing at all was readable. */
 int model_damaged(const struct model *m);
 int model_empty(const struct model *m);

@@ -77,3 +77,33 @@ int out_cmp_self(const void *a, const void *b, void *mv)
         return x->total > y->total ? -1 : 1;
     return strcmp(x->name, y->name);
 }
+
+void out_json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    const unsigned char *u = (const unsigned char *)s;
+    while (u && *u) {
+        unsigned char c = *u;
+        if (c >= 0x80) {
+            size_t n = out_utf8_len(u);
+            if (n)
+                fwrite(u, 1, n, o);
+            else
+                fputs("\\ufffd", o);
+            u += n ? n : 1;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", o);
+        else if (c == '\t')
+            fputs("\\t", o);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+        u++;
+    }
+    fputc('"', o);
+}

@@ -11,36 +11,6 @@
 #include "output.h"
 #include "pyprof/format.h"
 
-static void str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    const unsigned char *u = (const unsigned char *)s;
-    while (u && *u) {
-        unsigned char c = *u;
-        if (c >= 0x80) {
-            size_t n = out_utf8_len(u);
-            if (n)
-                fwrite(u, 1, n, o);
-            else
-                fputs("\\ufffd", o);
-            u += n ? n : 1;
-            continue;
-        }
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", o);
-        else if (c == '\t')
-            fputs("\\t", o);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-        u++;
-    }
-    fputc('"', o);
-}
-
 static void counters(FILE *o, const struct rd_counters *c)
 {
     fprintf(o, "{\"samples\": %llu, \"rejected\": %llu, \"missed\": %llu, "
@@ -55,24 +25,24 @@ static void process(FILE *o, const struct model *m, size_t i)
     const struct m_proc *p = &m->procs[i];
     const struct rd_file *f = p->f;
     fprintf(o, "    {\"id\": ");
-    str(o, p->id);
+    out_json_str(o, p->id);
     fprintf(o, ", \"parent\": ");
     if (p->parent_id[0])
-        str(o, p->parent_id);
+        out_json_str(o, p->parent_id);
     else
         fputs("null", o);
     fprintf(o, ", \"pid\": %lld, \"ppid\": %lld, \"started_by\": \"%s\", \"argv\": [",
             (long long)f->pid, (long long)f->ppid, model_started_by(f->started_by));
     for (size_t a = 0; a < f->argc; a++) {
         fputs(a ? ", " : "", o);
-        str(o, f->argv[a]);
+        out_json_str(o, f->argv[a]);
     }
     fprintf(o, "], \"executable\": ");
-    str(o, f->executable);
+    out_json_str(o, f->executable);
     fprintf(o, ", \"python\": ");
-    str(o, f->python);
+    out_json_str(o, f->python);
     fprintf(o, ", \"host\": ");
-    str(o, f->hostname);
+    out_json_str(o, f->hostname);
     fprintf(o, ", \"start\": %.6f, \"end\": ", (double)f->start_ns / 1e9);
     if (f->complete)
         fprintf(o, "%.6f", (double)f->end_ns / 1e9);
@@ -99,7 +69,7 @@ static void process(FILE *o, const struct model *m, size_t i)
         if (!p->threads[t].name)
             continue;
         fprintf(o, "%s{\"tid\": %u, \"name\": ", first ? "" : ", ", p->threads[t].tid);
-        str(o, p->threads[t].name);
+        out_json_str(o, p->threads[t].name);
         fprintf(o, ", \"samples\": %llu}", (unsigned long long)p->threads[t].samples);
         first = 0;
     }
@@ -109,9 +79,9 @@ static void process(FILE *o, const struct model *m, size_t i)
 static void frame(FILE *o, const char *name, const char *file, long line, int first)
 {
     fprintf(o, "%s{\"name\": ", first ? "" : ", ");
-    str(o, name);
+    out_json_str(o, name);
     fputs(", \"file\": ", o);
-    str(o, file);
+    out_json_str(o, file);
     fprintf(o, ", \"line\": %ld}", line);
 }
 
@@ -150,9 +120,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         if (!f->total)
             continue;
         fprintf(o, "%s    {\"name\": ", nf++ ? ",\n" : "");
-        str(o, f->name);
+        out_json_str(o, f->name);
         fputs(", \"file\": ", o);
-        str(o, f->file);
+        out_json_str(o, f->file);
         fprintf(o, ", \"line\": %u, \"self\": %llu, \"total\": %llu}", f->firstline,
                 (unsigned long long)f->self, (unsigned long long)f->total);
     }
@@ -186,9 +156,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
     fputs("\n ],\n \"problems\": [\n", o);
     for (size_t i = 0; i < m->nproblems; i++) {
         fprintf(o, "%s    {\"file\": ", i ? ",\n" : "");
-        str(o, m->problems[i].file);
+        out_json_str(o, m->problems[i].file);
         fputs(", \"error\": ", o);
-        str(o, m->problems[i].error);
+        out_json_str(o, m->problems[i].error);
         fprintf(o, ", \"recovered\": %llu}", (unsigned long long)m->problems[i].recovered);
     }
     fputs("\n ]\n}\n", o);

@@ -22,6 +22,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt);
 int out_pprof(FILE *o, const struct model *m, const struct out_options *opt);
 int out_pstats(FILE *o, const struct model *m, const struct out_options *opt);
 int out_lines(FILE *o, const struct model *m, const struct out_options *opt);
+/* Time-ordered formats (timeline.h): one profile per process and thread. */
+int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt);
+int out_gecko(FILE *o, const struct model *m, const struct out_options *opt);
 
 /* Shared by the writers (out_common.c). */
 const char *out_mode_name(enum m_mode mode);
@@ -29,6 +32,9 @@ const char *out_mode_name(enum m_mode mode);
  * returns how many (0, 1 or 2). */
 int out_group_frames(const struct model *m, const struct m_stack *s,
                      enum out_group g, char *a, char *b, size_t cap);
+/* s as a JSON string: escaped, and bytes that are not UTF-8 (a damaged
+ * or forged file; CPython's own strings always are) as U+FFFD. */
+void out_json_str(FILE *o, const char *s);
 /* Seconds between a process's first and last known moment. */
 double out_duration(const struct m_proc *p);
 /* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or

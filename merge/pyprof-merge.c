@@ -19,7 +19,8 @@
 static void usage(FILE *o)
 {
     fputs("usage: pyprof-merge [options] FILE|DIR...\n"
-          "  -f, --format F     text (default), collapsed, json, pprof, pstats, lines\n"
+          "  -f, --format F     text (default), collapsed, json, pprof, pstats,\n"
+          "                     lines, speedscope, gecko\n"
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
@@ -168,9 +169,11 @@ int main(int argc, char **argv)
     else if (!strcmp(format, "pprof")) writer = out_pprof, mo.all_modes = 1;
     else if (!strcmp(format, "pstats")) writer = out_pstats;
     else if (!strcmp(format, "lines")) writer = out_lines;
+    else if (!strcmp(format, "speedscope")) writer = out_speedscope;
+    else if (!strcmp(format, "gecko")) writer = out_gecko;
     else {
         fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed, "
-                        "json, pprof, pstats and lines\n", format);
+                        "json, pprof, pstats, lines, speedscope and gecko\n", format);
         return 2;
     }
     if (optind >= argc) {

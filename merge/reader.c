@@ -53,6 +53,7 @@ struct parser {
     size_t len, cap;       /* cap: what this file alone would have grown */
     struct slot *counts;       /* (thread, leaf, flags) -> count, open   */
     size_t counts_cap;         /* addressing; a table of x's             */
+    const struct rd_sink *sink;    /* rd_stream: samples go here instead */
     int seen_header;
     int failed;            /* a problem was recorded: stop */
     /* Highest id defined so far per table: the writer numbers each table
@@ -348,6 +349,8 @@ static void rec_tick(struct parser *p, struct cur *c)
         return;
     }
     f->last_tick_ns += dt;
+    if (p->sink)
+        p->sink->tick(p->sink->arg, f, f->last_tick_ns - f->start_ns);
     while (c->p < c->end) {
         uint64_t t = get_v(c), leaf = get_v(c);
         uint8_t flags = get_u8(c);
@@ -356,8 +359,12 @@ static void rec_tick(struct parser *p, struct cur *c)
             problem(p, "corrupt: sample refers to an undefined thread or stack");
             return;
         }
-        if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags) != 0)
+        if (p->sink) {
+            f->samples++;
+            p->sink->sample(p->sink->arg, f, (uint32_t)t, (uint32_t)leaf, flags);
+        } else if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags) != 0) {
             return;
+        }
     }
 }
 
@@ -650,12 +657,14 @@ static ssize_t read_full(int fd, uint8_t *b, size_t n)
     return (ssize_t)got;
 }
 
-struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
+static struct rd_file *read_path(struct rd_ctx *x, const char *path,
+                                 const struct rd_sink *sink)
 {
     struct parser p;
     struct rd_file *f = start(&p, x, path);
     if (!f)
         return NULL;
+    p.sink = sink;
     /* O_NONBLOCK: a FIFO named *.zst must not hang the merge. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
@@ -686,6 +695,19 @@ struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
     }
     finish(&p, hint, total > 0);
     close(fd);
+    return f;
+}
+
+struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
+{
+    return read_path(x, path, NULL);
+}
+
+struct rd_file *rd_stream(const char *path, const struct rd_sink *sink)
+{
+    struct rd_ctx *x = rd_ctx_new();
+    struct rd_file *f = x ? read_path(x, path, sink) : NULL;
+    rd_ctx_free(x);
     return f;
 }
 

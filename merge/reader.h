@@ -71,6 +71,19 @@ struct rd_ctx *rd_ctx_new(void);
 void rd_ctx_free(struct rd_ctx *x);
 struct rd_file *rd_read_with(struct rd_ctx *x, const char *path);
 
+/* The same, but every sample goes to the sink in file order, as its tick
+ * is decoded, instead of being counted: the file's counts stay empty and
+ * memory stays that of its tables.  tick gets the tick's time in ns since
+ * the header's start; sample gets each entry of that tick that passed the
+ * checks (leaf 0: no Python frame). */
+struct rd_sink {
+    void (*tick)(void *arg, const struct rd_file *f, uint64_t since_start_ns);
+    void (*sample)(void *arg, const struct rd_file *f, uint32_t thread,
+                   uint32_t leaf, uint8_t flags);
+    void *arg;
+};
+struct rd_file *rd_stream(const char *path, const struct rd_sink *sink);
+
 /* Same, from a memory buffer holding the file's bytes (tests, fuzzing). */
 struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len);
 

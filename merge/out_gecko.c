@@ -1,0 +1,240 @@
+/*
+ * out_gecko.c — the Firefox Profiler's Gecko profile format (the one
+ * Firefox itself writes, which the profiler's importer upgrades and
+ * processes): an empty parent profile whose "processes" hold one profile
+ * per pyprof process, each with its own start time and threads.  The
+ * profiler draws every pid as its own process track and every thread
+ * under it; each sample keeps its tick's time (timeline.h).
+ *
+ * A frame's location is "qualname (file:first line)", the form the
+ * importer reads as a function with a file; the frame's line is the line
+ * being executed.  Tables (strings, frames, stacks) are per thread as the
+ * format has them, holding only what that thread's samples use.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "pyprof/format.h"
+#include "timeline.h"
+
+/* Written as version 27 (the frame table without its optimizations
+ * column); the importer upgrades every version up to its own. */
+#define GECKO_VERSION 27
+
+static const char categories[] =
+    "[{\"name\": \"Python\", \"color\": \"yellow\", \"subcategories\": [\"Other\"]}, "
+    "{\"name\": \"Other\", \"color\": \"grey\", \"subcategories\": [\"Other\"]}]";
+
+/* One thread's tables: file node -> stack row + 1, file code -> string
+ * + 1, and the rows in order.  Cleared after each thread by walking the
+ * rows, not the whole maps. */
+struct tables {
+    uint32_t *stack_of, *string_of;
+    uint32_t *rows, *codes;
+    size_t nrows, rows_cap, ncodes, codes_cap;
+    uint32_t *up;                 /* PP_MAX_DEPTH nodes being added        */
+};
+
+static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        uint32_t *q = realloc(*a, c * sizeof *q);
+        if (!q)
+            return -1;
+        *a = q;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+/* The stack row of leaf, adding it and its callers not yet in the table. */
+static long stack_row(struct tables *tb, const struct rd_file *f, uint32_t leaf)
+{
+    size_t n = 0;
+    for (uint32_t k = leaf; k && !tb->stack_of[k] && n < PP_MAX_DEPTH;
+         k = f->nodes[k].parent)
+        tb->up[n++] = k;
+    while (n--) {
+        uint32_t k = tb->up[n], code = f->nodes[k].code;
+        if (push(&tb->rows, &tb->nrows, &tb->rows_cap, k) != 0)
+            return -1;
+        tb->stack_of[k] = (uint32_t)tb->nrows;
+        if (!tb->string_of[code]) {
+            if (push(&tb->codes, &tb->ncodes, &tb->codes_cap, code) != 0)
+                return -1;
+            tb->string_of[code] = (uint32_t)tb->ncodes;
+        }
+    }
+    return (long)tb->stack_of[leaf] - 1;
+}
+
+static void location(FILE *o, const struct rd_file *f, uint32_t code)
+{
+    const struct rd_code *k = &f->codes[code];
+    const char *file = rd_string(f, k->filename);
+    size_t need = strlen(rd_string(f, k->qualname)) + strlen(file) + 32;
+    char *s = malloc(need);
+    if (!s) {
+        out_json_str(o, rd_string(f, k->qualname));
+        return;
+    }
+    snprintf(s, need, "%s (%s:%u)", rd_string(f, k->qualname),
+             *file ? file : "?", k->firstlineno);
+    out_json_str(o, s);
+    free(s);
+}
+
+static void write_tables(FILE *o, struct tables *tb, const struct rd_file *f)
+{
+    fputs(",\n     \"stackTable\": {\"schema\": {\"prefix\": 0, \"frame\": 1}, \"data\": [", o);
+    for (size_t i = 0; i < tb->nrows; i++) {
+        uint32_t up = f->nodes[tb->rows[i]].parent;
+        if (up && tb->stack_of[up])
+            fprintf(o, "%s[%u,%zu]", i ? "," : "", tb->stack_of[up] - 1, i);
+        else
+            fprintf(o, "%s[null,%zu]", i ? "," : "", i);
+    }
+    fputs("]},\n     \"frameTable\": {\"schema\": {\"location\": 0, \"relevantForJS\": 1, "
+          "\"innerWindowID\": 2, \"implementation\": 3, \"line\": 4, \"column\": 5, "
+          "\"category\": 6, \"subcategory\": 7}, \"data\": [", o);
+    for (size_t i = 0; i < tb->nrows; i++) {
+        const struct rd_node *k = &f->nodes[tb->rows[i]];
+        fprintf(o, "%s[%u,false,0,null,", i ? "," : "", tb->string_of[k->code] - 1);
+        if (k->line >= 0)
+            fprintf(o, "%d", k->line);
+        else
+            fputs("null", o);
+        fputs(",null,0,0]", o);
+    }
+    fputs("]},\n     \"stringTable\": [", o);
+    for (size_t i = 0; i < tb->ncodes; i++) {
+        fputs(i ? "," : "", o);
+        location(o, f, tb->codes[i]);
+    }
+    fputc(']', o);
+    for (size_t i = 0; i < tb->nrows; i++)
+        tb->stack_of[tb->rows[i]] = 0;
+    for (size_t i = 0; i < tb->ncodes; i++)
+        tb->string_of[tb->codes[i]] = 0;
+    tb->nrows = tb->ncodes = 0;
+}
+
+static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb,
+                  const char *pname, int first)
+{
+    const struct m_proc *p = &t->m->procs[t->proc];
+    const struct tl_thread *tt = th < t->nthreads ? &t->threads[th] : NULL;
+    fputs(first ? "\n    {\"name\": " : ",\n    {\"name\": ", o);
+    out_json_str(o, p->threads[th].name ? p->threads[th].name : "?");
+    fputs(", \"processType\": \"default\", \"processName\": ", o);
+    out_json_str(o, pname);
+    fprintf(o, ", \"tid\": %u, \"pid\": %lld, \"registerTime\": %.3f, "
+               "\"unregisterTime\": null,\n     \"markers\": {\"schema\": {\"name\": 0, "
+               "\"startTime\": 1, \"endTime\": 2, \"phase\": 3, \"category\": 4, "
+               "\"data\": 5}, \"data\": []},\n     \"samples\": {\"schema\": {\"stack\": 0, "
+               "\"time\": 1, \"eventDelay\": 2}, \"data\": [",
+            p->threads[th].tid, (long long)p->f->pid,
+            tt ? (double)tt->start / 1e6 : 0.0);
+    struct tl_iter *it = tl_iter_new(t, th);
+    struct tl_event e;
+    if (!it)
+        return -1;
+    for (uint64_t i = 0; tl_iter_next(it, &e); i++) {
+        fputs(i ? (i % 16 ? "," : ",\n      ") : "", o);
+        long row = e.leaf ? stack_row(tb, t->f, e.leaf) : -1;
+        if (e.leaf && row < 0) {
+            free(it);
+            return -1;
+        }
+        /* ms to the microsecond, in integers: printing doubles was most
+         * of the time */
+        unsigned long long us = (e.start + 500) / 1000;
+        if (row >= 0)
+            fprintf(o, "[%ld,%llu.%03llu,0]", row, us / 1000, us % 1000);
+        else
+            fprintf(o, "[null,%llu.%03llu,0]", us / 1000, us % 1000);
+    }
+    fputs("]}", o);
+    int failed = it->failed;
+    free(it);
+    write_tables(o, tb, t->f);
+    fputc('}', o);
+    return failed ? -1 : 0;
+}
+
+static void meta(FILE *o, const struct model *m, size_t proc, int top)
+{
+    const struct m_proc *p = &m->procs[proc];
+    fprintf(o, "{\"version\": %d, \"startTime\": %.3f, \"shutdownTime\": ", GECKO_VERSION,
+            (double)p->f->start_ns / 1e6);
+    if (!top && p->f->complete)
+        fprintf(o, "%.3f", out_duration(p) * 1e3);
+    else
+        fputs("null", o);
+    fprintf(o, ", \"categories\": %s, \"markerSchema\": []", categories);
+    if (top)
+        fprintf(o, ", \"interval\": %.3f, \"stackwalk\": 0, \"debug\": 0, \"gcpoison\": 0, "
+                   "\"asyncstack\": 0, \"processType\": 0, \"presymbolicated\": true, "
+                   "\"product\": \"pyprof-merge %s (%s)\"",
+                (double)p->f->interval_ns / 1e6, PACKAGE_VERSION,
+                out_mode_name(m->opt.mode));
+    fputc('}', o);
+}
+
+static int process(FILE *o, const struct model *m, size_t i, struct tables *tb,
+                   int first)
+{
+    const struct m_proc *p = &m->procs[i];
+    struct tl_proc *t = tl_read(m, i);
+    if (!t)
+        return -1;
+    size_t nn = t->f->nnodes ? t->f->nnodes : 1, nc = t->f->ncodes ? t->f->ncodes : 1;
+    tb->stack_of = calloc(nn, sizeof *tb->stack_of);
+    tb->string_of = calloc(nc, sizeof *tb->string_of);
+    int r = tb->stack_of && tb->string_of ? 0 : -1;
+    char argv[256], pname[320];
+    model_argv_str(p, argv, sizeof argv);
+    snprintf(pname, sizeof pname, "%s (pid %lld)", argv, (long long)p->f->pid);
+    fputs(first ? "\n  {\"meta\": " : ",\n  {\"meta\": ", o);
+    meta(o, m, i, 0);
+    fputs(", \"libs\": [], \"pausedRanges\": [], \"processes\": [], \"threads\": [", o);
+    int firstt = 1;
+    for (size_t th = 0; th < p->nthreads && !r; th++) {
+        if (!p->threads[th].samples)
+            continue;
+        r = thread(o, t, th, tb, pname, firstt);
+        firstt = 0;
+    }
+    fputs("]}", o);
+    free(tb->stack_of);
+    free(tb->string_of);
+    tl_free(t);
+    return r;
+}
+
+int out_gecko(FILE *o, const struct model *m, const struct out_options *opt)
+{
+    (void)opt;
+    struct tables tb = { 0 };
+    tb.up = malloc(PP_MAX_DEPTH * sizeof *tb.up);
+    if (!tb.up)
+        return -1;
+    fputs("{\"meta\": ", o);
+    meta(o, m, 0, 1);
+    fputs(",\n \"libs\": [], \"pausedRanges\": [], \"threads\": [],\n \"processes\": [", o);
+    int r = 0, first = 1;
+    for (size_t i = 0; i < m->nprocs && !r; i++) {
+        if (!m->procs[i].samples)
+            continue;
+        r = process(o, m, i, &tb, first);
+        first = 0;
+    }
+    fputs("]}\n", o);
+    free(tb.up);
+    free(tb.rows);
+    free(tb.codes);
+    return r;
+}
