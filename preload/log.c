@@ -1,6 +1,8 @@
 /*
  * log.c — one write(2) per message, formatted on the stack, so it works
  * from the sampler thread, signal-free contexts and atfork handlers.
+ * Nothing is written unless PYPROF_LOG (or PYPROF_LOG_FILE) asks for it:
+ * the program's stderr is the program's (pyprof(7), DIAGNOSTICS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +56,8 @@ void pp_log(int level, const char *fmt, ...)
 
 void pp_warn(const char *fmt, ...)
 {
+    if (pp_config.log_level < 1)
+        return;
     va_list ap;
     va_start(ap, fmt);
     emit(fmt, ap);
