@@ -236,13 +236,17 @@ static const char *format_of(const char *file)
     return "text";
 }
 
-/* Runs argv, waits, returns the wait status (or -1). */
+/* Runs argv, waits, returns the wait status (or -1); with out_file, its
+ * stdout goes there and its stderr nowhere. */
 static int run(char *const argv[], const char *out_file)
 {
     pid_t pid = fork();
     if (pid == 0) {
         give_signals_back();
-        if (out_file && !freopen(out_file, "w", stdout))
+        /* The summary's merge says on stderr what the summary itself
+         * says (no profile, processes not profiled). */
+        if (out_file && (!freopen(out_file, "w", stdout) ||
+                         !freopen("/dev/null", "w", stderr)))
             _exit(127);
         unsetenv("LD_PRELOAD");
         execv(argv[0], argv);
