@@ -116,6 +116,31 @@ PP_TEST(run_parity, nothing_on_stderr_and_unprofiled_are_named, .timeout = 120)
                   strstr(rep.out, "timer_create: Resource temporarily unavailable"),
               "the text report does not name the process without a timer:\n%s", rep.out);
 
+    /* PYPROF_LOG asks for the messages: on stderr, or in PYPROF_LOG_FILE
+     * with stderr left alone. */
+    struct pp_result logged;
+    const char *log1[] = { "PYPROF_LOG=1", NULL };
+    pp_run(&logged, argv, pp_profile_env(pp_tmpdir(), 0, log1), 60, NULL, NULL);
+    pp_expect(py, strstr(logged.err, "]: timer_create: Resource temporarily unavailable; "
+                                     "this process is not profiled\n"),
+              "PYPROF_LOG=1 does not show why a process is not profiled:\n%s", logged.err);
+    char log_file[4096], log_env[4200];
+    snprintf(log_file, sizeof log_file, "%s/log", scratch);
+    snprintf(log_env, sizeof log_env, "PYPROF_LOG_FILE=%s", log_file);
+    const char *logf[] = { log_env, NULL };
+    pp_run(&logged, argv, pp_profile_env(pp_tmpdir(), 0, logf), 60, NULL, NULL);
+    pp_expect(py, logged.err_len == plain.err_len &&
+                  memcmp(plain.err, logged.err, plain.err_len) == 0,
+              "stderr differs with PYPROF_LOG_FILE:\n%s", logged.err);
+    char text[8192] = "";
+    FILE *f = fopen(log_file, "r");
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = 0;
+        fclose(f);
+    }
+    pp_expect(py, strstr(text, "timer_create: Resource temporarily unavailable"),
+              "PYPROF_LOG_FILE does not get the messages:\n%s", text);
+
     /* Under pyprof-run all three are heard of. */
     const char *dir2 = pp_tmpdir();
     const char *rargv[] = { getenv("PYPROF_TEST_RUN"), "-o", dir2, "--", py->path,
