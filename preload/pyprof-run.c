@@ -150,9 +150,16 @@ static void receive_records(int sock, const char *dir)
         if (unprofiled_parse(buf, (size_t)n, &u, err, sizeof err) != 0 ||
             seq >= UNPROF_MAX_RECORDS)
             continue;
-        snprintf(path, sizeof path, "%s/pyprof-run.%d.%u%s", dir, (int)getpid(), seq++,
-                 PP_UNPROF_SUFFIX);
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* A directory reused by an earlier run of the same pid may hold
+         * the name already: the next number then. */
+        int fd = -1;
+        for (unsigned tries = 0; fd < 0 && tries < 1000; tries++) {
+            snprintf(path, sizeof path, "%s/pyprof-run.%d.%u%s", dir, (int)getpid(),
+                     seq++, PP_UNPROF_SUFFIX);
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
         if (fd < 0)
             continue;
         if (write(fd, buf, (size_t)n) != n)
