@@ -175,3 +175,33 @@ PP_TEST(run_parity, nothing_on_stderr_and_unprofiled_are_named, .timeout = 120)
                   reasons[i], rep.out);
     }
 }
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A tree in which nothing could be profiled still says why: pyprof-merge
+ * finds no profile (exit 2) but names every process it has a record of,
+ * and a damaged record by its file. */
+Test(run_parity, pyprof_merge_names_the_unprofiled_when_nothing_was_profiled, .timeout = 30)
+{
+    const char *dir = pp_tmpdir();
+    write_text(dir, "42.00000000000000aa.unprofiled",
+               "pyprof-unprofiled 1\npid 42\nuser 65534\nparent \n"
+               "command python3.9 app.py\nreason Python 3.9.1: this version is not supported\n");
+    write_text(dir, "43.00000000000000bb.unprofiled", "pyprof-unprofiled 1\npid 43\n");
+    struct pp_result r;
+    pp_merge(&r, "text", NULL, dir);
+    cr_expect(r.exited && r.code == 2, "pyprof-merge %s, expected exit 2", pp_describe(&r));
+    cr_expect(strstr(r.err, "not profiled: pid 42 as uid 65534 (python3.9 app.py): "
+                            "Python 3.9.1: this version is not supported\n"),
+              "the record is not named:\n%s", r.err);
+    cr_expect(strstr(r.err, "43.00000000000000bb.unprofiled: no pid or no reason\n"),
+              "the damaged record is not named:\n%s", r.err);
+}
