@@ -686,6 +686,7 @@ void model_free(struct model *m)
         free((char *)m->problems[i].file);
         free((char *)m->problems[i].error);
     }
+    free(m->unprofiled);
     free(m->procs);
     free(m->funcs);
     free(m->frames);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "reader.h"
+#include "unprofiled.h"
 
 enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL };
 #define M_NMODES 3
@@ -81,6 +82,8 @@ struct model {
     uint64_t samples, dropped;   /* in mode; rejected by the samplers     */
     uint64_t missed, sampler_cpu_ns, samples_all;
     unsigned python_procs;
+    /* processes that could not be profiled; set by the caller */
+    struct unprofiled *unprofiled; size_t nunprofiled;
 };
 
 /* Reads every path (files; directories are expanded by the caller) with

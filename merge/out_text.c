@@ -1,7 +1,7 @@
 /*
  * out_text.c — the report a person reads first: totals with the sampler's
- * own cost, the process tree, the top functions overall and per process,
- * and what could not be read.
+ * own cost, the processes that could not be profiled, the process tree,
+ * the top functions overall and per process, and what could not be read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,21 @@ static void totals(FILE *o, const struct model *m)
     fprintf(o, "  sampler CPU     %.1f ms (%.2f us per sample)\n",
             (double)m->sampler_cpu_ns / 1e6,
             m->samples_all ? (double)m->sampler_cpu_ns / 1e3 / (double)m->samples_all : 0);
+}
+
+/* Processes of the tree that left a not-profiled record instead of a
+ * profile (pyprof(5)): how many, and each one's reason. */
+static void not_profiled(FILE *o, const struct model *m)
+{
+    if (!m->nunprofiled)
+        return;
+    fprintf(o, "\nNot profiled\n  %zu process%s of the tree could not be profiled:\n",
+            m->nunprofiled, m->nunprofiled == 1 ? "" : "es");
+    for (size_t i = 0; i < m->nunprofiled; i++) {
+        char what[1400];
+        unprofiled_describe(&m->unprofiled[i], what, sizeof what);
+        fprintf(o, "  %s\n", what);
+    }
 }
 
 /* Members of group g are ix[first[g] .. first[g + 1]), in index order:
@@ -311,6 +326,7 @@ int out_text(FILE *o, const struct model *m, const struct out_options *opt)
     if (r == 0)
         r = group(&stacks, m, m->nstacks, m->nprocs, stack_proc);
     totals(o, m);
+    not_profiled(o, m);
     if (r == 0)
         r = tree(o, m);
     if (r == 0) {

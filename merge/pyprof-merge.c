@@ -15,6 +15,7 @@
 #include "model.h"
 #include "output.h"
 #include "progress.h"
+#include "unprofiled.h"
 
 static void usage(FILE *o)
 {
@@ -54,8 +55,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory contributes every *.zst in it, in name order. */
-static int expand(const char *arg, struct list *out)
+/* A directory contributes every *.zst in it, in name order, and its
+ * not-profiled records (pyprof(5)) to *records. */
+static int expand(const char *arg, struct list *out, struct list *records)
 {
     struct stat st;
     if (stat(arg, &st) != 0) {
@@ -63,7 +65,7 @@ static int expand(const char *arg, struct list *out)
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        push(out, strdup(arg));
+        push(unprofiled_is_record_name(arg) ? records : out, strdup(arg));
         return 0;
     }
     DIR *d = opendir(arg);
@@ -75,19 +77,51 @@ static int expand(const char *arg, struct list *out)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        if (n > 4 && !strcmp(e->d_name + n - 4, ".zst")) {
+        int record = unprofiled_is_record_name(e->d_name);
+        if (record || (n > 4 && !strcmp(e->d_name + n - 4, ".zst"))) {
             char *p = malloc(strlen(arg) + n + 2);
             if (!p)
                 break;
             sprintf(p, "%s/%s", arg, e->d_name);
-            push(out, p);
+            push(record ? records : out, p);
         }
     }
     closedir(d);
     qsort(out->v + from, out->n - from, sizeof *out->v, cmp_str);
+    qsort(records->v, records->n, sizeof *records->v, cmp_str);
     if (out->n == from)
         fprintf(stderr, "pyprof-merge: %s: no .zst files\n", arg);
     return 0;
+}
+
+/* Reads the not-profiled records; a damaged one is named on stderr and
+ * makes the exit status 1, like a damaged profile. */
+static int read_records(const struct list *paths, struct unprofiled **out, size_t *n)
+{
+    int bad = 0;
+    *n = 0;
+    *out = paths->n ? calloc(paths->n, sizeof **out) : NULL;
+    if (paths->n && !*out) {
+        fputs("pyprof-merge: out of memory\n", stderr);
+        exit(2);
+    }
+    for (size_t i = 0; i < paths->n; i++) {
+        char err[256];
+        if (i == UNPROF_MAX_RECORDS)
+            fprintf(stderr, "pyprof-merge: only the first %d not-profiled records "
+                            "are read\n", UNPROF_MAX_RECORDS);
+        if (i >= UNPROF_MAX_RECORDS)
+            ;
+        else if (unprofiled_read(paths->v[i], &(*out)[*n], err, sizeof err) == 0)
+            (*n)++;
+        else {
+            fprintf(stderr, "pyprof-merge: %s: %s\n", paths->v[i], err);
+            bad = 1;
+        }
+        free(paths->v[i]);
+    }
+    free(paths->v);
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -180,12 +214,20 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    struct list files = { 0 };
+    struct list files = { 0 }, records = { 0 };
     int bad_args = 0;
     for (int i = optind; i < argc; i++)
-        bad_args |= expand(argv[i], &files) != 0;
+        bad_args |= expand(argv[i], &files, &records) != 0;
+    struct unprofiled *unprof = NULL;
+    size_t nunprof = 0;
+    bad_args |= read_records(&records, &unprof, &nunprof) != 0;
     if (!files.n) {
         fputs("pyprof-merge: no input files\n", stderr);
+        for (size_t i = 0; i < nunprof; i++) {
+            char what[1400];
+            unprofiled_describe(&unprof[i], what, sizeof what);
+            fprintf(stderr, "pyprof-merge: not profiled: %s\n", what);
+        }
         return 2;
     }
     /* PYPROF_PROGRESS_DELAY: seconds before the progress line shows. */
@@ -200,6 +242,8 @@ int main(int argc, char **argv)
         fputs("pyprof-merge: out of memory\n", stderr);
         return 2;
     }
+    m->unprofiled = unprof;
+    m->nunprofiled = nunprof;
     for (size_t i = 0; i < m->nproblems; i++)
         fprintf(stderr, "pyprof-merge: %s: %s (recovered %llu samples)\n",
                 m->problems[i].file, m->problems[i].error,

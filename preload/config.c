@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "pyprof/unprofiled.h"
 
 struct pp_config pp_config;
 
@@ -78,7 +79,11 @@ void pp_config_load(void)
 {
     /* The log settings first: the other parsers may want to complain. */
     copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
-    pp_config.log_level = (int)uint_var("PYPROF_LOG", 0, 2, 0);
+    /* A log file asked for is not the program's stderr: it gets the
+     * errors unless PYPROF_LOG says otherwise. */
+    pp_config.log_level = (int)uint_var("PYPROF_LOG", 0, 2,
+                                        pp_config.log_file[0] ? 1 : 0);
+    copy_var(PP_ENV_RUN_SOCKET, pp_config.run_socket, sizeof pp_config.run_socket);
     pp_config.hz = uint_var("PYPROF_HZ", 1, PP_MAX_HZ, PP_DEFAULT_HZ);
     pp_config.follow = (int)uint_var("PYPROF_FOLLOW", 0, 1, 1);
     pp_config.flush_ms = uint_var("PYPROF_FLUSH_MS", 1, 60000, PP_DEFAULT_FLUSH_MS);

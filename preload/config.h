@@ -1,8 +1,8 @@
 /*
  * config.h — PYPROF_* environment, parsed once in the constructor into
  * static storage (the exec hooks read it from a vfork child, so nothing
- * here may be allocated on the heap).  Bad values print one message on
- * stderr and fall back to the default (SPEC §4).
+ * here may be allocated on the heap).  Bad values fall back to the
+ * default, with one message if PYPROF_LOG asks for it.
  */
 #ifndef PYPROF_CONFIG_H
 #define PYPROF_CONFIG_H
@@ -21,6 +21,7 @@ struct pp_config {
     char     only[1024];          /* PYPROF_ONLY glob, "" = all             */
     int      log_level;           /* PYPROF_LOG                             */
     char     log_file[PATH_MAX];  /* PYPROF_LOG_FILE, "" = stderr           */
+    char     run_socket[100];     /* PYPROF_RUN_SOCKET, "" = none           */
 };
 
 extern struct pp_config pp_config;

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "env_inject.h"
 #include "pyprof/format.h"
+#include "pyprof/unprofiled.h"
 #include "state.h"
 
 extern char **environ;
@@ -22,7 +23,7 @@ extern char **environ;
 /* "NAME=value" strings captured at start-up, in static storage. */
 static const char *const setting_names[] = {
     "PYPROF_HZ", "PYPROF_FLUSH_MS", "PYPROF_FOLLOW", "PYPROF_ONLY", "PYPROF_LOG",
-    "PYPROF_LOG_FILE",
+    "PYPROF_LOG_FILE", PP_ENV_RUN_SOCKET,
 };
 #define NSETTINGS (sizeof setting_names / sizeof *setting_names)
 static char settings[NSETTINGS][1100];

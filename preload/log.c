@@ -1,6 +1,8 @@
 /*
  * log.c — one write(2) per message, formatted on the stack, so it works
  * from the sampler thread, signal-free contexts and atfork handlers.
+ * Nothing is written unless PYPROF_LOG (or PYPROF_LOG_FILE) asks for it:
+ * the program's stderr is the program's (pyprof(7), DIAGNOSTICS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,18 +29,18 @@ static void emit(const char *fmt, va_list ap)
         len = sizeof buf - 2;
     buf[len++] = '\n';
 
-    int fd = 2, opened = 0;
-    if (pp_config.log_file[0]) {
-        fd = open(pp_config.log_file,
-                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        opened = fd >= 0;
-        if (!opened)
-            fd = 2;
+    /* A log file this process cannot open (another user's) loses the
+     * message rather than put it on the program's stderr. */
+    int to_file = pp_config.log_file[0] != 0;
+    int fd = to_file ? open(pp_config.log_file, O_WRONLY | O_APPEND | O_CREAT |
+                                                O_CLOEXEC | O_NOFOLLOW, 0600)
+                     : 2;
+    if (fd >= 0) {
+        ssize_t w = write(fd, buf, len);
+        (void)w;
+        if (to_file)
+            close(fd);
     }
-    ssize_t w = write(fd, buf, len);
-    (void)w;
-    if (opened)
-        close(fd);
     errno = saved;
 }
 
@@ -54,6 +56,8 @@ void pp_log(int level, const char *fmt, ...)
 
 void pp_warn(const char *fmt, ...)
 {
+    if (pp_config.log_level < 1)
+        return;
     va_list ap;
     va_start(ap, fmt);
     emit(fmt, ap);

@@ -1,5 +1,6 @@
 /*
- * log.h — diagnostics on stderr or PYPROF_LOG_FILE.  Formats into a stack
+ * log.h — diagnostics on stderr or PYPROF_LOG_FILE, only when PYPROF_LOG
+ * asks for them.  Formats into a stack
  * buffer and issues one write(2), so it is usable from the sampler thread
  * and from atfork handlers; not from a vfork child (no need there).
  */
@@ -8,7 +9,9 @@
 
 void pp_log(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Always printed (errors and the once-per-process warnings of SPEC §2/§4). */
+/* Errors and the once-per-process warnings: level 1.  What leaves a
+ * process unprofiled goes through pp_not_profiled (not_profiled.h), which
+ * also logs. */
 void pp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

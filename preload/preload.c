@@ -18,6 +18,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "not_profiled.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
@@ -91,7 +92,7 @@ static void start_python(void)
     pp_state.is_python = 1;
     pp_state.uid = pp_new_uid();
     if (safe_read_init() != 0) {
-        pp_warn("no safe way to read memory here; this process is not profiled");
+        pp_not_profiled("no safe way to read memory here");
         return;
     }
     pp_exit_init();

@@ -1,18 +1,33 @@
 /*
  * pyprof-run — runs a command with every Python process of its tree
  * profiled: sets LD_PRELOAD and PYPROF_*, forwards signals, exits with the
- * command's status, and says on stderr what was recorded.
+ * command's status, and says on stderr what was recorded and what could
+ * not be profiled.
+ *
+ * The command gets exactly the signal dispositions and mask pyprof-run was
+ * given (as nohup, timeout and env leave them): a signal ignored at start
+ * is neither caught here nor reset in the command.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "pyprof/unprofiled.h"
+#include "unprofiled.h"
 
 static pid_t child;
 
@@ -23,7 +38,7 @@ static void usage(FILE *o)
           "  -r, --rate HZ      samples per second per thread\n"
           "      --no-follow    profile the command only, not its descendants\n"
           "      --only GLOB    profile only processes whose command line matches\n"
-          "  -q, --quiet        no summary line\n"
+          "  -q, --quiet        no summary\n"
           "      --report FILE  merge into FILE when the command ends\n"
           "      --format F     format of --report (default: from FILE's extension)\n"
           "  -h, --help         this text\n"
@@ -37,6 +52,138 @@ static void forward(int sig, siginfo_t *info, void *uctx)
     (void)uctx;
     if (child > 0 && info->si_code <= 0)
         kill(child, sig);
+}
+
+/* Only wakes ppoll() when the command ends. */
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+                                 SIGWINCH };
+#define NFORWARDED (sizeof forwarded / sizeof *forwarded)
+
+/* What pyprof-run was given, for the command to get back. */
+static struct {
+    sigset_t mask;
+    struct sigaction act[NFORWARDED], chld;
+} given;
+static sigset_t waiting_mask;   /* ppoll's: SIGCHLD and the forwarded open */
+
+/* Catches the forwarded signals that were not ignored and SIGCHLD
+ * (whatever it was given: an ignored SIGCHLD would reap the command
+ * before we could read its status).  SIGCHLD stays blocked except in
+ * ppoll(), so that its arrival cannot fall between waitpid and ppoll. */
+static void take_signals(void)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &given.mask);
+    waiting_mask = given.mask;
+    sigdelset(&waiting_mask, SIGCHLD);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NFORWARDED; i++) {
+        sigaction(forwarded[i], NULL, &given.act[i]);
+        if (given.act[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(forwarded[i], &sa, NULL);
+        /* A signal blocked in the command is forwarded all the same: it
+         * then waits there, pending, as if sent to the command itself. */
+        sigdelset(&waiting_mask, forwarded[i]);
+    }
+    sa.sa_handler = on_child;
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, &given.chld);
+}
+
+/* In a child of ours, before exec: what pyprof-run was given. */
+static void give_signals_back(void)
+{
+    for (size_t i = 0; i < NFORWARDED; i++)
+        sigaction(forwarded[i], &given.act[i], NULL);
+    sigaction(SIGCHLD, &given.chld, NULL);
+    sigprocmask(SIG_SETMASK, &given.mask, NULL);
+}
+
+/* The abstract unix socket on which processes that cannot write into the
+ * output directory send their not-profiled record (pyprof(5)).  Abstract:
+ * no file anywhere, gone with us; the name is random so that it cannot be
+ * taken first. */
+static int listen_records(char *name, size_t cap)
+{
+    unsigned long long r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+        r ^= (unsigned long long)(uintptr_t)&r ^ (unsigned long long)getpid() << 32;
+    snprintf(name, cap, PP_RUN_SOCKET_PREFIX "%d.%016llx", (int)getpid(), r);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    size_t n = strlen(name);
+    if (n + 1 > sizeof a.sun_path)
+        return -1;
+    memcpy(a.sun_path + 1, name, n);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Writes every record waiting on the socket into dir, where pyprof-merge
+ * finds it; datagrams that are not records are dropped. */
+static void receive_records(int sock, const char *dir)
+{
+    static unsigned seq;
+    char buf[PP_UNPROF_MAX + 1];
+    ssize_t n;
+    while (sock >= 0 && (n = recv(sock, buf, sizeof buf, MSG_DONTWAIT)) >= 0) {
+        struct unprofiled u;
+        char err[128], path[PATH_MAX];
+        if (unprofiled_parse(buf, (size_t)n, &u, err, sizeof err) != 0 ||
+            seq >= UNPROF_MAX_RECORDS)
+            continue;
+        /* A directory reused by an earlier run of the same pid may hold
+         * the name already: the next number then. */
+        int fd = -1;
+        for (unsigned tries = 0; fd < 0 && tries < 1000; tries++) {
+            snprintf(path, sizeof path, "%s/pyprof-run.%d.%u%s", dir, (int)getpid(),
+                     seq++, PP_UNPROF_SUFFIX);
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+        if (fd < 0)
+            continue;
+        if (write(fd, buf, (size_t)n) != n)
+            unlink(path);
+        close(fd);
+    }
+}
+
+/* Waits for the command, taking the records sent meanwhile (the socket
+ * holds only a few datagrams). */
+static int wait_command(int sock, const char *dir, int *st)
+{
+    struct pollfd p = { .fd = sock, .events = POLLIN };
+    for (;;) {
+        pid_t r = waitpid(child, st, WNOHANG);
+        if (r == child)
+            break;
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (ppoll(&p, sock >= 0 ? 1 : 0, NULL, &waiting_mask) > 0)
+            receive_records(sock, dir);
+    }
+    receive_records(sock, dir);
+    return 0;
 }
 
 static int file_exists(const char *p)
@@ -96,12 +243,17 @@ static const char *format_of(const char *file)
     return "text";
 }
 
-/* Runs argv, waits, returns the wait status (or -1). */
+/* Runs argv, waits, returns the wait status (or -1); with out_file, its
+ * stdout goes there and its stderr nowhere. */
 static int run(char *const argv[], const char *out_file)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        if (out_file && !freopen(out_file, "w", stdout))
+        give_signals_back();
+        /* The summary's merge says on stderr what the summary itself
+         * says (no profile, processes not profiled). */
+        if (out_file && (!freopen(out_file, "w", stdout) ||
+                         !freopen("/dev/null", "w", stderr)))
             _exit(127);
         unsetenv("LD_PRELOAD");
         execv(argv[0], argv);
@@ -151,6 +303,26 @@ static void summary(const char *merge, const char *dir)
             json_number(buf, "samples"), json_number(buf, "dropped"), dir, dir);
 }
 
+/* How many processes of the tree could not be profiled, and why: the
+ * first few by name, as pyprof-merge's text report lists them all. */
+static void say_not_profiled(const char *dir)
+{
+    struct unprofiled *u;
+    size_t n;
+    unprofiled_scan(dir, "pyprof-run", &u, &n);
+    if (n)
+        fprintf(stderr, "pyprof: %zu process%s not profiled:\n", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n && i < 10; i++) {
+        char what[1400];
+        unprofiled_describe(&u[i], what, sizeof what);
+        fprintf(stderr, "pyprof:   %s\n", what);
+    }
+    if (n > 10)
+        fprintf(stderr, "pyprof:   ... and %zu more (pyprof-merge %s lists them all)\n",
+                n - 10, dir);
+    free(u);
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -166,7 +338,18 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+o:r:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
-        case 'r': rate = optarg; break;
+        case 'r': {
+            /* The library would take a bad rate silently (it keeps the
+             * program's stderr clean), so it is refused here. */
+            char *end;
+            long hz = strtol(optarg, &end, 10);
+            if (*end || end == optarg || hz < 1 || hz > 200000) {
+                fprintf(stderr, "pyprof-run: --rate %s: expected 1 to 200000\n", optarg);
+                return 2;
+            }
+            rate = optarg;
+            break;
+        }
         case 'N': follow = 0; break;
         case 'O': only = optarg; break;
         case 'q': quiet = 1; break;
@@ -204,26 +387,22 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = forward;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-        sigaction(sigs[i], &sa, NULL);
-
+    char sock_name[100];
+    int sock = listen_records(sock_name, sizeof sock_name);
+    take_signals();
+    /* Everything blocked across fork: a signal that reaches the child
+     * before exec (a terminal's SIGINT) then waits for the dispositions
+     * given back to it, and acts as it would on the command. */
+    sigset_t all, ours;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &ours);
     child = fork();
     if (child < 0) {
+        sigprocmask(SIG_SETMASK, &ours, NULL);
         perror("pyprof-run: fork");
         return 2;
     }
     if (child == 0) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-            sigaction(sigs[i], &dfl, NULL);
         const char *old = getenv("LD_PRELOAD");
         char preload[2 * PATH_MAX + 2];
         snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "",
@@ -237,16 +416,23 @@ int main(int argc, char **argv)
         if (only)
             setenv("PYPROF_ONLY", only, 1);
         unsetenv("PYPROF_PARENT");
+        if (sock >= 0)
+            setenv(PP_ENV_RUN_SOCKET, sock_name, 1);
+        else
+            unsetenv(PP_ENV_RUN_SOCKET);
+        give_signals_back();
         execvp(argv[optind], argv + optind);
         fprintf(stderr, "pyprof-run: %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
+    sigprocmask(SIG_SETMASK, &ours, NULL);
     int st;
-    while (waitpid(child, &st, 0) < 0)
-        if (errno != EINTR) {
-            perror("pyprof-run: waitpid");
-            return 2;
-        }
+    if (wait_command(sock, dir, &st) != 0) {
+        perror("pyprof-run: waitpid");
+        return 2;
+    }
+    if (sock >= 0)
+        close(sock);
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 
     if (report) {
@@ -262,6 +448,8 @@ int main(int argc, char **argv)
     }
     if (!quiet && have_merge)
         summary(merge, dir);
+    if (!quiet)
+        say_not_profiled(dir);
     if (!quiet && report)
         fprintf(stderr, "pyprof: report in %s\n", report);
     return code;

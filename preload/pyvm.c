@@ -26,6 +26,7 @@
 #include "codecache.h"
 #include "layout/layout.h"
 #include "log.h"
+#include "not_profiled.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
@@ -143,7 +144,7 @@ int pyvm_detect(void)
         return 0;
     int minor;
     if (read_version(&minor) != 0) {
-        pp_warn("cannot tell which Python this is; not profiled");
+        pp_not_profiled("cannot tell which Python this is");
         return -1;
     }
     runtime = (uintptr_t)rt;
@@ -154,8 +155,8 @@ int pyvm_detect(void)
     uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
     if (!is_initialized || !pyvm_code_type || !pyvm_str_type ||
         !pyvm_bytes_type || !type_type) {
-        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
-                version);
+        pp_not_profiled("Python %s does not export the symbols pyprof needs",
+                        version);
         return -1;
     }
     const char *why = NULL;
@@ -173,7 +174,7 @@ int pyvm_detect(void)
         why = "this version is not supported";
     }
     if (!L) {
-        pp_warn("Python %s: %s; not profiled", version, why);
+        pp_not_profiled("Python %s: %s", version, why);
         return -1;
     }
     free_threaded = L->gil == GIL_NONE;
@@ -181,8 +182,8 @@ int pyvm_detect(void)
      * PyUnicode_Type must sit where our layout says. */
     int ok = 1;
     if (rd_ptr(pyvm_str_type + L->ob_type, &ok) != type_type || !ok) {
-        pp_warn("Python %s: object layout differs (debug build?); not profiled",
-                version);
+        pp_not_profiled("Python %s: object layout differs (debug build?)",
+                        version);
         L = NULL;
         return -1;
     }

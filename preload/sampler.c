@@ -22,6 +22,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "not_profiled.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
@@ -381,8 +382,7 @@ static void *sampler_main(void *arg)
     uint64_t next = mono_ns() + iv;
     timer_t timer;
     if (make_timer(&timer) != 0) {
-        pp_warn("timer_create: %s; this process is not profiled",
-                strerror(errno));
+        pp_not_profiled("timer_create: %s", strerror(errno));
         running = 0;
         return NULL;
     }
@@ -437,7 +437,7 @@ int sampler_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
         running = 0;
-        pp_warn("cannot start the sampler thread: %s", strerror(r));
+        pp_not_profiled("cannot start the sampler thread: %s", strerror(r));
         return -1;
     }
     return 0;

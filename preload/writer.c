@@ -19,6 +19,7 @@
 #include "codecache.h"
 #include "config.h"
 #include "log.h"
+#include "not_profiled.h"
 #include "own_fd.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
@@ -543,20 +544,18 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     if (pp_zstd_load() != 0)
         return -1;              /* it said why */
     if (alloc_buffers() != 0) {
-        pp_warn("out of memory; this process is not profiled");
+        pp_not_profiled("out of memory");
         return -1;
     }
     if (make_dirs(pp_config.out_dir) != 0) {
-        pp_warn("cannot create %s: %s; this process is not profiled",
-                pp_config.out_dir, strerror(errno));
+        pp_not_profiled("cannot create %s: %s", pp_config.out_dir, strerror(errno));
         return -1;
     }
     file_name(w.path, sizeof w.path, argv ? argv[0] : NULL);
     int fd = open(w.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                   0600);
     if (fd < 0) {
-        pp_warn("cannot create %s: %s; this process is not profiled", w.path,
-                strerror(errno));
+        pp_not_profiled("cannot create %s: %s", w.path, strerror(errno));
         return -1;
     }
     fd = pp_fd_high(fd);

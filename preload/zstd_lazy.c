@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "log.h"
+#include "not_profiled.h"
 #include "zstd_lazy.h"
 
 #ifndef PP_ZSTD_SONAME
@@ -37,16 +38,15 @@ int pp_zstd_load(void)
     void *h = dlopen(PP_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        pp_warn("cannot load %s (%s); this process is not profiled",
-                PP_ZSTD_SONAME, e ? e : "?");
+        pp_not_profiled("cannot load %s (%s)", PP_ZSTD_SONAME, e ? e : "?");
         return -1;
     }
     struct pp_zstd_api api;
     for (size_t i = 0; i < sizeof entry / sizeof entry[0]; i++) {
         void *fn = dlsym(h, entry[i].name);
         if (!fn) {
-            pp_warn("%s has no %s (libzstd >= 1.4.0 is needed); this "
-                    "process is not profiled", PP_ZSTD_SONAME, entry[i].name);
+            pp_not_profiled("%s has no %s (libzstd >= 1.4.0 is needed)",
+                            PP_ZSTD_SONAME, entry[i].name);
             dlclose(h);
             return -1;
         }

@@ -1,0 +1,184 @@
+/*
+ * unprofiled.c — the not-profiled records of pyprof(5): "key value" lines
+ * after a magic line, at most PP_UNPROF_MAX bytes, read defensively.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pyprof/unprofiled.h"
+#include "unprofiled.h"
+
+/* Control bytes become '?': a record must not drive the terminal that
+ * shows a report. */
+static void copy_field(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    dst[n] = 0;
+}
+
+static long number_field(const char *s, size_t n)
+{
+    char tmp[24];
+    if (n == 0 || n >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    char *end;
+    errno = 0;
+    long v = strtol(tmp, &end, 10);
+    return errno || *end || v < 0 ? -1 : v;
+}
+
+int unprofiled_parse(const char *text, size_t len, struct unprofiled *u,
+                     char *err, size_t errlen)
+{
+    size_t ml = strlen(PP_UNPROF_MAGIC);
+    memset(u, 0, sizeof *u);
+    u->pid = u->user = -1;
+    if (len > PP_UNPROF_MAX) {
+        snprintf(err, errlen, "longer than %d bytes", PP_UNPROF_MAX);
+        return -1;
+    }
+    if (len < ml || memcmp(text, PP_UNPROF_MAGIC, ml)) {
+        snprintf(err, errlen, "not a pyprof not-profiled record");
+        return -1;
+    }
+    const char *p = text + ml, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) {
+            snprintf(err, errlen, "cut short (no newline after the last line)");
+            return -1;
+        }
+        if (memchr(p, 0, (size_t)(nl - p))) {
+            snprintf(err, errlen, "a NUL byte inside a line");
+            return -1;
+        }
+        const char *sp = memchr(p, ' ', (size_t)(nl - p));
+        const char *val = sp ? sp + 1 : nl;
+        size_t klen = (size_t)((sp ? sp : nl) - p), vlen = (size_t)(nl - val);
+#define KEY(k) (klen == sizeof k - 1 && !memcmp(p, k, klen))
+        if (KEY("pid"))
+            u->pid = number_field(val, vlen);
+        else if (KEY("user"))
+            u->user = number_field(val, vlen);
+        else if (KEY("parent"))
+            copy_field(u->parent, sizeof u->parent, val, vlen);
+        else if (KEY("command"))
+            copy_field(u->command, sizeof u->command, val, vlen);
+        else if (KEY("reason"))
+            copy_field(u->reason, sizeof u->reason, val, vlen);
+#undef KEY
+        p = nl + 1;
+    }
+    if (u->pid < 0 || !u->reason[0]) {
+        snprintf(err, errlen, "no pid or no reason");
+        return -1;
+    }
+    return 0;
+}
+
+int unprofiled_read(const char *path, struct unprofiled *u, char *err,
+                    size_t errlen)
+{
+    /* O_NONBLOCK: a FIFO with a record's name must not hang the reader. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    char buf[PP_UNPROF_MAX + 1];
+    size_t len = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + len, sizeof buf - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(err, errlen, "%s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        len += (size_t)r;
+        if (r == 0 || len == sizeof buf)
+            break;
+    }
+    close(fd);
+    return unprofiled_parse(buf, len, u, err, errlen);
+}
+
+int unprofiled_is_record_name(const char *name)
+{
+    size_t n = strlen(name), s = strlen(PP_UNPROF_SUFFIX);
+    return n > s && !strcmp(name + n - s, PP_UNPROF_SUFFIX);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int unprofiled_scan(const char *dir, const char *who, struct unprofiled **out,
+                    size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    int r = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nn < UNPROF_MAX_RECORDS) {
+        if (!unprofiled_is_record_name(e->d_name))
+            continue;
+        if (nn == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **t = realloc(names, cap * sizeof *names);
+            if (!t) {
+                r = -1;
+                break;
+            }
+            names = t;
+        }
+        if (!(names[nn] = strdup(e->d_name))) {
+            r = -1;
+            break;
+        }
+        nn++;
+    }
+    closedir(d);
+    if (nn)
+        qsort(names, nn, sizeof *names, cmp_str);
+    if (r == 0 && nn && !(*out = calloc(nn, sizeof **out)))
+        r = -1;
+    for (size_t i = 0; i < nn; i++) {
+        char path[4096], err[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (r >= 0 && unprofiled_read(path, &(*out)[*n], err, sizeof err) == 0)
+            (*n)++;
+        else if (r >= 0) {
+            fprintf(stderr, "%s: %s: %s\n", who, path, err);
+            r++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return r;
+}
+
+void unprofiled_describe(const struct unprofiled *u, char *buf, size_t cap)
+{
+    char user[32] = "";
+    if (u->user >= 0)
+        snprintf(user, sizeof user, " as uid %ld", u->user);
+    snprintf(buf, cap, "pid %ld%s (%.200s): %s", u->pid, user, u->command, u->reason);
+}

@@ -1,0 +1,207 @@
+/*
+ * test_run_parity.c — what pyprof leaves to the program: the signal
+ * dispositions and mask pyprof-run was given reach the command unchanged
+ * (pyprof-run(1), SIGNALS), and nothing of pyprof reaches the program's
+ * stderr, while what could not be profiled is still said in pyprof-run's
+ * summary and pyprof-merge's text report (pyprof(7), DIAGNOSTICS).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Starts argv[1:] with SIGHUP, SIGINT and SIGQUIT ignored and SIGUSR1
+ * blocked, everything else at the default, as nohup or a service manager
+ * would. */
+static const char launcher[] =
+    "import os, signal, sys\n"
+    "for s in (signal.SIGPIPE, signal.SIGXFSZ):\n"
+    "    signal.signal(s, signal.SIG_DFL)\n"
+    "for s in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):\n"
+    "    signal.signal(s, signal.SIG_IGN)\n"
+    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n";
+
+struct sender { const char *ready; int sent; };
+
+/* Once the probe is ready, sends the started process (the probe itself,
+ * or pyprof-run) the ignored signals, the blocked one, then SIGUSR2 and
+ * SIGTERM, which the probe handles. */
+static void send_signals(void *arg, pid_t pid)
+{
+    struct sender *s = arg;
+    if (s->sent || access(s->ready, F_OK) != 0)
+        return;
+    const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        kill(pid, sigs[i]);
+        usleep(50000);
+    }
+    s->sent = 1;
+}
+
+static void run_probe(struct pp_result *r, const struct pp_python *py, int under_run)
+{
+    char ready[4096];
+    snprintf(ready, sizeof ready, "%s/ready", pp_tmpdir());
+    const char *plain[] = { "/usr/bin/python3", "-c", launcher, py->path,
+                            pp_script("sig_probe.py"), ready, NULL };
+    const char *profiled[] = { "/usr/bin/python3", "-c", launcher,
+                               getenv("PYPROF_TEST_RUN"), "-q", "-o", pp_tmpdir(), "--",
+                               py->path, pp_script("sig_probe.py"), ready, NULL };
+    struct sender s = { ready, 0 };
+    pp_run(r, under_run ? profiled : plain, NULL, 40, send_signals, &s);
+    pp_assert(py, s.sent, "the probe never became ready (%s): %s\n%s",
+              under_run ? "under pyprof-run" : "plainly", r->out, r->err);
+}
+
+PP_TEST(run_parity, command_keeps_ignored_and_blocked_signals, .timeout = 90)
+{
+    struct pp_result plain, run;
+    run_probe(&plain, py, 0);
+    run_probe(&run, py, 1);
+    pp_expect_ok(py, &plain, "sig_probe.py plainly");
+    pp_expect_ok(py, &run, "sig_probe.py under pyprof-run");
+    /* The launcher's choices as the plain command sees them, so that the
+     * comparison below compares what it should. */
+    pp_assert(py, strstr(plain.out, "SIGHUP ignored\nSIGINT ignored\nSIGQUIT ignored\n"
+                                    "SIGUSR1 default\n") &&
+                  strstr(plain.out, "mask SIGUSR1\n"),
+              "the launcher did not set up the signals:\n%s", plain.out);
+    pp_expect(py, strcmp(plain.out, run.out) == 0,
+              "the command's signal state differs under pyprof-run.\n"
+              "plainly:\n%s\nunder pyprof-run:\n%s", plain.out, run.out);
+    /* Forwarding: the handled signals arrive; the blocked one waits,
+     * pending, as if it had been sent to the command itself. */
+    pp_expect(py, strstr(run.out, "got SIGTERM SIGUSR2\npending SIGUSR1\n"),
+              "under pyprof-run the command did not get SIGUSR2 and SIGTERM, or "
+              "SIGUSR1 is not pending:\n%s", run.out);
+}
+
+/* Splits r->err into what the tree printed (everything before the first
+ * line pyprof-run starts with "pyprof: ") and pyprof-run's summary. */
+static const char *summary_of(const struct pp_result *r, size_t *tree_len)
+{
+    const char *s = r->err;
+    while (*s && strncmp(s, "pyprof: ", 8) != 0) {
+        const char *nl = strchr(s, '\n');
+        s = nl ? nl + 1 : s + strlen(s);
+    }
+    *tree_len = (size_t)(s - r->err);
+    return s;
+}
+
+PP_TEST(run_parity, nothing_on_stderr_and_unprofiled_are_named, .timeout = 120)
+{
+    if (geteuid() != 0 || access("/usr/bin/python3", X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s: the tree runs a child as nobody with "
+                        "/usr/bin/python3, which needs root and that interpreter\n",
+                py->label);
+        return;
+    }
+    const char *dir = pp_tmpdir(), *scratch = pp_tmpdir();
+    const char *argv[] = { py->path, pp_script("unprofiled_tree.py"), scratch, NULL };
+    struct pp_result plain, pre;
+    pp_run_twice(&plain, &pre, argv, dir, 0, 60);
+    pp_expect_ok(py, &plain, "unprofiled_tree.py plainly");
+    pp_expect_ok(py, &pre, "unprofiled_tree.py under the preload");
+    pp_assert(py, strstr(plain.err, "nobody stderr") && strstr(plain.err, "no-timer stderr"),
+              "the children did not run: %s", plain.err);
+    pp_expect(py, plain.err_len == pre.err_len &&
+                  memcmp(plain.err, pre.err, plain.err_len) == 0,
+              "stderr differs under the preload.\nplainly:\n%s\nunder the preload:\n%s",
+              plain.err, pre.err);
+    /* Without pyprof-run only the process that may write into the
+     * directory leaves a record there. */
+    struct pp_result rep;
+    pp_merge(&rep, "text", NULL, dir);
+    pp_expect(py, strstr(rep.out, "1 process of the tree could not be profiled") &&
+                  strstr(rep.out, "timer_create: Resource temporarily unavailable"),
+              "the text report does not name the process without a timer:\n%s", rep.out);
+
+    /* PYPROF_LOG asks for the messages: on stderr, or in PYPROF_LOG_FILE
+     * with stderr left alone. */
+    struct pp_result logged;
+    const char *log1[] = { "PYPROF_LOG=1", NULL };
+    pp_run(&logged, argv, pp_profile_env(pp_tmpdir(), 0, log1), 60, NULL, NULL);
+    pp_expect(py, strstr(logged.err, "]: timer_create: Resource temporarily unavailable; "
+                                     "this process is not profiled\n"),
+              "PYPROF_LOG=1 does not show why a process is not profiled:\n%s", logged.err);
+    char log_file[4096], log_env[4200];
+    snprintf(log_file, sizeof log_file, "%s/log", scratch);
+    snprintf(log_env, sizeof log_env, "PYPROF_LOG_FILE=%s", log_file);
+    const char *logf[] = { log_env, NULL };
+    pp_run(&logged, argv, pp_profile_env(pp_tmpdir(), 0, logf), 60, NULL, NULL);
+    pp_expect(py, logged.err_len == plain.err_len &&
+                  memcmp(plain.err, logged.err, plain.err_len) == 0,
+              "stderr differs with PYPROF_LOG_FILE:\n%s", logged.err);
+    char text[8192] = "";
+    FILE *f = fopen(log_file, "r");
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = 0;
+        fclose(f);
+    }
+    pp_expect(py, strstr(text, "timer_create: Resource temporarily unavailable"),
+              "PYPROF_LOG_FILE does not get the messages:\n%s", text);
+
+    /* Under pyprof-run all three are heard of. */
+    const char *dir2 = pp_tmpdir();
+    const char *rargv[] = { getenv("PYPROF_TEST_RUN"), "-o", dir2, "--", py->path,
+                            pp_script("unprofiled_tree.py"), scratch, NULL };
+    struct pp_result run;
+    pp_run(&run, rargv, NULL, 60, NULL, NULL);
+    pp_expect_ok(py, &run, "unprofiled_tree.py under pyprof-run");
+    size_t tree_len;
+    const char *summary = summary_of(&run, &tree_len);
+    pp_expect(py, tree_len == plain.err_len && memcmp(plain.err, run.err, tree_len) == 0,
+              "the tree's stderr differs under pyprof-run.\nplainly:\n%s\n"
+              "under pyprof-run:\n%s", plain.err, run.err);
+    const char *reasons[] = {
+        "as uid 65534 (/usr/bin/python3 -c", "Permission denied",
+        "a-file/out: Not a directory", "timer_create: Resource temporarily unavailable",
+    };
+    pp_expect(py, strstr(summary, "pyprof: 3 processes not profiled:"),
+              "the summary does not count what was not profiled:\n%s", summary);
+    pp_merge(&rep, "text", NULL, dir2);
+    pp_expect(py, strstr(rep.out, "3 processes of the tree could not be profiled"),
+              "the text report does not count what was not profiled:\n%s", rep.out);
+    for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++) {
+        pp_expect(py, strstr(summary, reasons[i]), "the summary lacks \"%s\":\n%s",
+                  reasons[i], summary);
+        pp_expect(py, strstr(rep.out, reasons[i]), "the text report lacks \"%s\":\n%s",
+                  reasons[i], rep.out);
+    }
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A tree in which nothing could be profiled still says why: pyprof-merge
+ * finds no profile (exit 2) but names every process it has a record of,
+ * and a damaged record by its file. */
+Test(run_parity, pyprof_merge_names_the_unprofiled_when_nothing_was_profiled, .timeout = 30)
+{
+    const char *dir = pp_tmpdir();
+    write_text(dir, "42.00000000000000aa.unprofiled",
+               "pyprof-unprofiled 1\npid 42\nuser 65534\nparent \n"
+               "command python3.9 app.py\nreason Python 3.9.1: this version is not supported\n");
+    write_text(dir, "43.00000000000000bb.unprofiled", "pyprof-unprofiled 1\npid 43\n");
+    struct pp_result r;
+    pp_merge(&r, "text", NULL, dir);
+    cr_expect(r.exited && r.code == 2, "pyprof-merge %s, expected exit 2", pp_describe(&r));
+    cr_expect(strstr(r.err, "not profiled: pid 42 as uid 65534 (python3.9 app.py): "
+                            "Python 3.9.1: this version is not supported\n"),
+              "the record is not named:\n%s", r.err);
+    cr_expect(strstr(r.err, "43.00000000000000bb.unprofiled: no pid or no reason\n"),
+              "the damaged record is not named:\n%s", r.err);
+}
