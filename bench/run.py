@@ -435,8 +435,16 @@ class Bench:
                 if r.rc == 0:
                     res[tag, wl].append(tot)
             log("cost round %d/%d done" % (rep + 1, reps))
-        for tag, _, wl in cfgs:
-            self.fig2_rows(tag, wl, res[tag, wl], hz)
+        cost = {(tag, wl): self.fig2_rows(tag, wl, res[tag, wl], hz)
+                for tag, _, wl in cfgs}
+        # What a 900-frame stack adds over a shallow one (3.15's frame cache
+        # should make it nearly nothing).
+        for tag, _ in pys:
+            deep, basic = cost.get((tag, "deep_static")), cost.get((tag, "basic"))
+            if deep is not None and basic is not None:
+                self.add(2, "deep_static minus basic @ %d Hz%s" % (hz, tag),
+                         "%+.2f us" % ((deep - basic) / 1000), "<= +2 us",
+                         "PASS" if deep - basic <= 2000 else "FAIL")
 
     def version_of(self, py):
         return subprocess.run([py, "-c", "import platform;print(platform.python_version())"],
@@ -452,7 +460,7 @@ class Bench:
                      "n/a (%s)" % (self.sampler_ok or "no samples"))
             self.add(4, "bytes per sample on disk, %s%s" % (wl, tag), "n/a", "<= 4",
                      "n/a (%s)" % (self.sampler_ok or "no samples"))
-            return
+            return None
         # Steady state (second half of the run, exit excluded); the
         # whole-file figure includes start-up (file creation, tables).
         st = [t for t in runs if t.get("steady_c_samples")] or runs
@@ -486,6 +494,7 @@ class Bench:
                  "%.2f B steady (%.2f B whole file incl. tables)" % (
                      steady if steady is not None else float("nan"), whole),
                  "<= 4", "n/a" if steady is None else "PASS" if steady <= 4 else "FAIL")
+        return cost
 
     # ------------------------------------------------------------ figure 3
     def fig3(self):
