@@ -41,13 +41,14 @@ uintptr_t framecache_stop(const struct fc_anchor *a, const uint8_t *ts,
     if (!a->addr || a->idx >= depth || outer[a->idx].addr != a->addr)
         return 0;
     uintptr_t now = word(ts, off_anchor), pops = word(ts, off_seq) - a->seq;
-    /* Each pop moves the anchor one link down the chain we saw; a link
-     * may lead to a shim first, which is no anchor. */
+    /* Each pop moves the anchor one link down the chain we saw.  Only
+     * frames the thread owns are known to move it whenever they are
+     * popped: the anchor may pass only those, linked directly (no shim in
+     * between), and stop only at one. */
     unsigned i = a->idx;
-    while (pops) {
-        if (outer[i].shims_below >= pops || i == 0)
+    for (; pops; pops--) {
+        if (i == 0 || outer[i].shims_below || outer[i].owner != OWNED_BY_THREAD)
             return 0;
-        pops -= (uintptr_t)outer[i].shims_below + 1;
         i--;
     }
     if (outer[i].addr != now || outer[i].owner != OWNED_BY_THREAD)

@@ -18,7 +18,8 @@
  *     the interpreter's own update, a shim or generator frame on the way)
  *     is a miss and the stack is read in full;
  *   - only frames the thread owns (popped through the interpreter's
- *     update) serve as anchors;
+ *     update, never suspended like a generator's) serve as anchors or
+ *     are passed by one;
  *   - the anchor and count must be unchanged after the walk, so the
  *     anchor frame lived through it;
  *   - the walk's own consistency checks apply unchanged;
