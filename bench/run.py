@@ -99,6 +99,10 @@ def parse_args():
                    " debian-pythons cache, $PYPROF_PYTHONS_CACHE or /var/cache/pyprof-pythons)")
     a.add_argument("--quick", action="store_true", help="fewer rounds, smaller workloads")
     a.add_argument("--figures", help="comma-separated subset of figure ids, e.g. 1,6,7")
+    a.add_argument("--workloads", help="figure 2 only: comma-separated subset, "
+                   "e.g. basic,deep_static")
+    a.add_argument("--compare", metavar="PY", help="figure 2 only: run every "
+                   "workload on this interpreter too, in the same rotation")
     a.add_argument("--reps", type=int, help="rounds per figure (default 7, quick 3)")
     a.add_argument("--out", help="table file (default bench/results-DATE.txt)")
     a.add_argument("--no-perf", action="store_true", help="skip the perf profile")

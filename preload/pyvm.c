@@ -13,9 +13,12 @@
  * Reuse: a caller's frame does not change while its callee runs, so the
  * outermost frames whose (address, code, instruction) equal those of the
  * thread's previous sample keep their resolved code and line; only the
- * frames that changed go through the code cache and line table.
+ * frames that changed go through the code cache and line table.  On 3.15
+ * the walk itself stops at the interpreter-kept anchor (framecache.h) and
+ * takes the frames below it from the previous sample without reading them.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "codecache.h"
+#include "framecache.h"
 #include "layout/layout.h"
 #include "log.h"
 #include "not_profiled.h"
@@ -48,14 +52,6 @@ static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
 static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
-/* What a frame looked like when last resolved. */
-struct raw_frame {
-    uintptr_t addr, code, instr, prev;
-    struct code_info *info;
-    int32_t line;
-    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
-};
-
 struct ts_cache {
     uintptr_t tstate;
     uint32_t seen;                 /* tick when last used              */
@@ -63,6 +59,7 @@ struct ts_cache {
     uint32_t evictions;            /* codecache_evictions() when saved */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
+    struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -71,6 +68,10 @@ static uint32_t tick_no, sample_seq;
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
 static struct pyvm_frame out[PP_MAX_DEPTH];
+/* Whose sample out[] holds (tstate, its sample number): resolve_hit
+ * reuses its outer part. */
+static uintptr_t out_tstate;
+static uint32_t out_seq;
 
 /* ------------------------------------------------------------ detection */
 
@@ -178,6 +179,12 @@ int pyvm_detect(void)
         return -1;
     }
     free_threaded = L->gil == GIL_NONE;
+    Dl_info rt_info;
+    const ElfW(Sym) *rt_sym = NULL;
+    if (L->ts_last_profiled &&
+        dladdr1(rt, &rt_info, (void **)&rt_sym, RTLD_DL_SYMENT) && rt_sym)
+        framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
+                        runtime, rt_sym->st_size);
     /* A debug build (Py_TRACE_REFS) moves every object header: the type of
      * PyUnicode_Type must sit where our layout says. */
     int ok = 1;
@@ -251,6 +258,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->tstate = tstate;
             c->depth = 0;
             c->seq = 0;
+            c->anchor.addr = 0;
             return c;
         }
     }
@@ -334,13 +342,35 @@ static int has_cycle(int n)
     return 0;
 }
 
+/* Completes walk[0..n) with the frames below the frame-cache stop, which
+ * is walk[n - 1] and tc->frames[idx]: they are those of the previous
+ * sample (framecache.h). */
+static int framecache_fill(const struct ts_cache *tc, unsigned idx, int n,
+                           int *truncated)
+{
+    for (unsigned i = idx; i-- > 0; ) {
+        if (n == PP_MAX_DEPTH) {
+            *truncated = 1;
+            break;
+        }
+        walk[n] = tc->frames[i];
+        walk[n].info = NULL;
+        n++;
+    }
+    return n;
+}
+
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
- * (a real deep stack, or a loop: the caller tells them apart). */
-static int walk_frames(uintptr_t top, int *truncated)
+ * (a real deep stack, or a loop: the caller tells them apart).  With a
+ * frame-cache stop (framecache.h) the walk ends there, with *stopped set:
+ * the frames below it are tc's (framecache_fill, resolve_hit). */
+static int walk_frames(uintptr_t top, int *truncated, const struct ts_cache *tc,
+                       uintptr_t stop, unsigned stop_idx, int *stopped)
 {
     int n = 0;
     *truncated = 0;
+    *stopped = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
@@ -354,11 +384,20 @@ static int walk_frames(uintptr_t top, int *truncated)
         if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
-            walk[n].owner = owner;
+            walk[n].owner = (int16_t)owner;
+            walk[n].shims_below = 0;
             n++;
+        } else if (n && walk[n - 1].shims_below < UINT16_MAX) {
+            walk[n - 1].shims_below++;
         }
         if (prev == f)
             return -1;
+        if (f == stop && r > 0 && walk[n - 1].code == tc->frames[stop_idx].code &&
+            prev == tc->frames[stop_idx].prev) {
+            walk[n - 1].shims_below = tc->frames[stop_idx].shims_below;
+            *stopped = 1;
+            return n;
+        }
         f = prev;
     }
     return n;
@@ -396,6 +435,26 @@ static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
     return same;
 }
 
+/* Gives one frame its code entry and line; info stays NULL for a frame
+ * still running its setup instructions, which is not a Python frame yet
+ * (generators excepted: owner 1).  -1 when the code object is unreadable. */
+static int resolve_frame(struct raw_frame *a)
+{
+    a->info = codecache_get(L, a->code);
+    if (!a->info)
+        return -1;
+    int32_t lasti = lasti_of(a);
+    if (L->frames == FRAMES_INTERP && a->owner != 1 && lasti >= 0 &&
+        lasti < a->info->firsttraceable) {
+        a->info = NULL;
+        return 0;
+    }
+    a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+    if (a->line < 0 && lasti < 0)
+        a->line = a->info->firstlineno;
+    return 0;
+}
+
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -404,24 +463,9 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     uint32_t ev = codecache_evictions();
     int trusted = tc && tc->evictions == ev;
     unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
-    for (int i = n - 1 - (int)same; i >= 0; i--) {
-        struct raw_frame *a = &walk[i];
-        int owner = a->owner;
-        a->info = codecache_get(L, a->code);
-        if (!a->info)
+    for (int i = n - 1 - (int)same; i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
             return -1;
-        int32_t lasti = lasti_of(a);
-        /* A frame still running its setup instructions is not a Python
-         * frame yet (generators excepted: owner 1). */
-        if (L->frames == FRAMES_INTERP && owner != 1 && lasti >= 0 &&
-            lasti < a->info->firsttraceable) {
-            a->info = NULL;
-            continue;
-        }
-        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
-        if (a->line < 0 && lasti < 0)
-            a->line = a->info->firstlineno;
-    }
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
     if (trusted && same && codecache_evictions() != ev &&
@@ -429,11 +473,13 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
         tc->depth = 0;
         return resolve(tc, n, same_outer);
     }
+    /* out[] is filled from its end, outermost frame last, so that a
+     * thread's unchanged outer frames stay where they were (resolve_hit). */
     int kept = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = n - 1; i >= 0; i--)
         if (walk[i].info) {
-            out[kept].code = walk[i].info;
-            out[kept].line = walk[i].line;
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
             kept++;
         }
     /* Dropped incomplete frames are innermost: same_outer is unaffected. */
@@ -468,6 +514,62 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
+/* resolve() for a walk that ended at the frame-cache stop: walk[0..n)
+ * are the frames read, down to the stop, and the base frames below it are
+ * tc->frames[0..base), unchanged since the thread's previous sample, which
+ * out[] still holds.  Touches only the frames read.  Returns the resolved
+ * depth, -1 when a code object is unreadable, -2 when the previous
+ * sample's entries cannot be trusted (the caller then completes the walk
+ * and calls resolve()). */
+static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
+                       uint32_t prev_seq, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    if (tc->evictions != ev || out_tstate != tc->tstate || out_seq != prev_seq ||
+        tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
+        return -2;
+    if (tc->cap < base + (unsigned)n) {
+        struct raw_frame *fr = realloc(tc->frames,
+                                       (base + (size_t)n) * sizeof *fr);
+        if (!fr)
+            return -2;
+        tc->frames = fr;
+        tc->cap = base + (unsigned)n;
+    }
+    unsigned same = base;
+    while (same < tc->depth && same - base < (unsigned)n) {
+        struct raw_frame *a = &walk[n - 1 - (same - base)];
+        const struct raw_frame *b = &tc->frames[same];
+        if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
+            break;
+        a->info = b->info;
+        a->line = b->line;
+        same++;
+    }
+    for (int i = n - 1 - (int)(same - base); i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
+            return -1;
+    if (codecache_evictions() != ev)
+        return -2;
+    int kept = (int)base;
+    for (int i = n - 1; i >= 0; i--)
+        if (walk[i].info) {
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            kept++;
+        }
+    for (unsigned i = same; i < base + (unsigned)n; i++)
+        tc->frames[i] = walk[n - 1 - (i - base)];
+    tc->depth = base + (unsigned)n;
+    for (unsigned i = same; i < tc->depth; i++)
+        if (!tc->frames[i].info) {
+            tc->depth = i;
+            break;
+        }
+    *same_outer = same;
+    return kept;
+}
+
 /* Whether frame f (as read before) is within ALIVE_HOPS of the current
  * top of the chain, unchanged. */
 #define ALIVE_HOPS 64
@@ -499,15 +601,22 @@ static int still_alive(uintptr_t cur, const struct raw_frame *f, uintptr_t prev,
  * call when the innermost frame was read (in one copy).  Returns the
  * depth, -1 for a torn or unreadable stack (try again), -2 when the
  * thread state itself is gone. */
-static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
+static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated,
+                        const struct ts_cache *tc, uintptr_t stop,
+                        unsigned stop_idx, unsigned *base)
 {
-    int ok = 1;
+    int ok = 1, stopped = 0;
     uintptr_t top = current_frame(t, &ok);
     if (!ok)
         return -2;
-    int n = top ? walk_frames(top, truncated) : 0;
+    int n = top ? walk_frames(top, truncated, tc, stop, stop_idx, &stopped) : 0;
     if (n < 0)
         return -1;
+    /* The frames below the stop are the previous sample's only if the
+     * anchor frame lived through the walk. */
+    if (stopped && !framecache_unmoved(tstate, t))
+        return -1;
+    *base = stopped ? stop_idx : 0;
     uintptr_t now_top = rd_ptr(tstate + L->ts_frame, &ok);
     if (ok && L->ts_frame_kind == TS_FRAME_CFRAME && now_top)
         now_top = rd_ptr(now_top + L->cframe_current, &ok);
@@ -522,15 +631,19 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
 }
 
 /* walk_checked in one guarded section: nothing in it but reads. */
-static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated)
+static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated,
+                      const struct ts_cache *tc, unsigned *base)
 {
+    unsigned stop_idx = 0;
+    uintptr_t stop = tc && tc->anchor.addr && framecache_usable(tstate) ?
+        framecache_stop(&tc->anchor, t, tc->frames, tc->depth, &stop_idx) : 0;
     sigjmp_buf env;
     if (sigsetjmp(env, 0)) {
         safe_section_faulted();
         return -1;
     }
     safe_section_arm(&env);
-    int n = walk_checked(tstate, t, truncated);
+    int n = walk_checked(tstate, t, truncated, tc, stop, stop_idx, base);
     safe_section_end();
     return n;
 }
@@ -567,17 +680,44 @@ static uintptr_t gil_holder(uintptr_t interp, int *ok)
     return rd_ptr(g + L->gil_holder, ok);
 }
 
+/* 3.15: after a sample, its innermost frame the thread owns becomes the
+ * frame cache's anchor (framecache.h), if it is still alive once written,
+ * with its caller at the same instruction. */
+static void set_anchor(uintptr_t tstate, struct ts_cache *tc, int truncated,
+                       const uint8_t *t)
+{
+    int idx = truncated || !framecache_usable(tstate) ? -1 :
+              framecache_pick(tc->frames, tc->depth);
+    if (idx >= 0 && framecache_holds(&tc->anchor, t, (unsigned)idx) &&
+        tc->frames[idx].addr == tc->anchor.addr)
+        return;                     /* not popped since: it stays */
+    tc->anchor.addr = 0;
+    if (idx < 0)
+        return;
+    framecache_anchor(&tc->anchor, tstate, tc->frames, (unsigned)idx);
+    if (!tc->anchor.addr)
+        return;
+    int ok = 1;
+    const struct raw_frame *a = &tc->frames[idx];
+    uintptr_t top = rd_ptr(tstate + L->ts_frame, &ok);
+    if (!ok || !still_alive(top, a, a->prev, 0) ||
+        (idx > 0 && !still_alive(top, a - 1, a[-1].prev, 1)))
+        tc->anchor.addr = 0;
+}
+
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          pyvm_thread_fn fn, void *ctx)
 {
+    struct ts_cache *tc = ts_cache_for(tstate);
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        int n = read_stack(tstate, t, &truncated);
+        unsigned base = 0;
+        int n = read_stack(tstate, t, &truncated, tc, &base);
         if (n == -2)
             return 0;
         if (n < 0)
@@ -585,19 +725,27 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (truncated && has_cycle(n))
             continue;
 
-        struct ts_cache *tc = ts_cache_for(tstate);
         uint32_t prev_seq = tc ? tc->seq : 0;
         if (tc) {
             tc->seen = tick_no;
             tc->seq = ++sample_seq;
         }
         unsigned same = 0;
-        int kept = n ? resolve(tc, n, &same) : 0;
+        int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
+        if (kept == -2) {
+            if (base)
+                n = framecache_fill(tc, base, n, &truncated);
+            kept = n ? resolve(tc, n, &same) : 0;
+        }
         if (kept < 0) {
-            if (tc)
+            if (tc) {
                 tc->depth = 0;
+                tc->anchor.addr = 0;
+            }
             continue;
         }
+        if (tc)
+            set_anchor(tstate, tc, truncated, t);
         struct pyvm_thread th = {
             .tstate = tstate,
             .native_tid = native_tid(t),
@@ -607,14 +755,17 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
             .seq = tc ? tc->seq : 0,
             .prev_seq = prev_seq,
-            .frames = out,
+            .frames = out + PP_MAX_DEPTH - kept,
         };
+        out_tstate = tstate;
+        out_seq = th.seq;
         fn(ctx, &th);
         return 1;
     }
-    struct ts_cache *tc = ts_cache_for(tstate);
-    if (tc)
+    if (tc) {
         tc->depth = 0;       /* the next sample must not reuse across a gap */
+        tc->anchor.addr = 0;
+    }
     return 0;
 }
 
@@ -653,6 +804,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
 
 void pyvm_after_fork(void)
 {
+    out_tstate = 0;
     for (unsigned i = 0; i < TS_SLOTS; i++) {
         ts_caches[i].tstate = 0;
         ts_caches[i].depth = 0;

@@ -4,6 +4,7 @@ and bytes per sample on disk, for the basic, deep_static and threads
 workloads.
 """
 import os
+import subprocess
 
 from harness import PY_DIR, fmt_ns, log, median
 
@@ -16,62 +17,84 @@ def run(b):
     reps = max(3, b.reps - 2) if not b.a.reps else b.reps
     # "threads" is the seed's: 5 threads at first, then 5..100 at random;
     # "threads xN" keeps N threads for the whole run.
-    wls = ["basic", "deep_static", "threads", "threads x5", "threads x100"]
-    res = {w: [] for w in wls}
+    wls = (b.a.workloads.split(",") if b.a.workloads else
+           ["basic", "deep_static", "threads", "threads x5", "threads x100"])
+    # --compare PY: the same workloads on a second interpreter, in the
+    # same rotation, so that a shared machine's drift hits both alike.
+    pys = [("", b.py)] + ([(" [%s]" % version_of(b.a.compare),
+                               b.a.compare)] if b.a.compare else [])
+    cfgs = [(tag, py, wl) for tag, py in pys for wl in wls]
+    res = {(tag, wl): [] for tag, _, wl in cfgs}
     for rep in range(reps):
-        order = wls[rep % len(wls):] + wls[:rep % len(wls)]
-        for wl in order:
+        order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
+        for tag, py, wl in order:
             script, _, n = wl.partition(" x")
-            argv = [b.py, os.path.join(PY_DIR, script + ".py"), str(dur)]
+            argv = [py, os.path.join(PY_DIR, script + ".py"), str(dur)]
             r, tot = b.profiled(argv + ([n] if n else []), hz, steady=True)
             if r.rc == 0:
-                res[wl].append(tot)
+                res[tag, wl].append(tot)
         log("cost round %d/%d done" % (rep + 1, reps))
-    targets = {w: 1000 for w in wls}
-    targets["deep_static"] = 2000
-    b.bytes_rows = []
-    for wl in wls:
-        runs = [t for t in res[wl] if t.get("samples")]
-        if b.sampler_ok or not runs:
-            b.add(2, "cost per thread-sample, %s @ %d Hz" % (wl, hz), "n/a",
-                     "<= %s" % fmt_ns(targets[wl]),
-                     "n/a (%s)" % (b.sampler_ok or "no samples"))
-            b.add(4, "bytes per sample on disk, %s" % wl, "n/a", "<= 4",
-                     "n/a (%s)" % (b.sampler_ok or "no samples"))
-            continue
-        # Steady state (second half of the run, exit excluded); the
-        # whole-file figure includes start-up (file creation, tables).
-        st = [t for t in runs if t.get("steady_c_samples")] or runs
-        key = "steady_c_" if st is not runs else ""
-        cost = median([t[key + "cpu_ns"] / t[key + "samples"] for t in st])
-        whole_cost = median([t["cpu_ns"] / t["samples"] for t in runs])
-        # Time inside ticks (files from this build on): the sampler's
-        # own work; the rest of its CPU is the kernel waking it.
-        intick = median([t[key + "tick_ns"] / t[key + "samples"] for t in st
-                         if t.get(key + "tick_ns")])
-        wake = median([(t[key + "cpu_ns"] - t[key + "tick_ns"]) / max(1, t[key + "ticks"])
-                       for t in st if t.get(key + "tick_ns")])
-        tps = median([t["samples"] / max(1, t["ticks"]) for t in runs])
-        rej = median([t["rejected"] for t in runs])
-        miss = median([t["missed"] for t in runs])
-        share = median([t["steady_c_cpu_ns"] / max(1, t["steady_ns"]) for t in st]
-                       if key else [t["cpu_ns"] / max(1, t["span_ns"]) for t in runs])
-        b.add(2, "cost per thread-sample, %s @ %d Hz" % (wl, hz),
-                 "%s steady, %s whole run (%.1f threads/tick, sampler %.1f %% of a CPU,"
-                 " rejected %d, missed %d)"
-                 % (fmt_ns(cost), fmt_ns(whole_cost), tps, 100 * share, rej, miss),
-                 "<= %s" % fmt_ns(targets[wl]), "PASS" if cost <= targets[wl] else "FAIL")
-        if intick is not None:
-            b.add(2, "  inside ticks only (wake-up excluded: %s per tick)" % fmt_ns(wake),
-                     fmt_ns(intick), "<= %s" % fmt_ns(targets[wl]),
-                     "PASS" if intick <= targets[wl] else "FAIL")
-        steady = median([t["steady_bytes"] / t["steady_samples"] for t in runs
-                         if t.get("steady_samples")])
-        whole = median([t["size"] / t["samples"] for t in runs])
-        b.add(4, "bytes per sample on disk, %s" % wl,
-                 "%.2f B steady (%.2f B whole file incl. tables)" % (
-                     steady if steady is not None else float("nan"), whole),
-                 "<= 4", "n/a" if steady is None else "PASS" if steady <= 4 else "FAIL")
+    cost = {(tag, wl): rows(b, tag, wl, res[tag, wl], hz)
+            for tag, _, wl in cfgs}
+    # What a 900-frame stack adds over a shallow one (3.15's frame cache
+    # should make it nearly nothing).
+    for tag, _ in pys:
+        deep, basic = cost.get((tag, "deep_static")), cost.get((tag, "basic"))
+        if deep is not None and basic is not None:
+            b.add(2, "deep_static minus basic @ %d Hz%s" % (hz, tag),
+                     "%+.2f us" % ((deep - basic) / 1000), "<= +2 us",
+                     "PASS" if deep - basic <= 2000 else "FAIL")
+
+def version_of(py):
+    return subprocess.run([py, "-c", "import platform;print(platform.python_version())"],
+                          capture_output=True, text=True).stdout.strip()
+
+def rows(b, tag, wl, runs, hz):
+    targets = {"deep_static": 2000}
+    targets.setdefault(wl, 1000)
+    runs = [t for t in runs if t.get("samples")]
+    if b.sampler_ok or not runs:
+        b.add(2, "cost per thread-sample, %s @ %d Hz%s" % (wl, hz, tag), "n/a",
+                 "<= %s" % fmt_ns(targets[wl]),
+                 "n/a (%s)" % (b.sampler_ok or "no samples"))
+        b.add(4, "bytes per sample on disk, %s%s" % (wl, tag), "n/a", "<= 4",
+                 "n/a (%s)" % (b.sampler_ok or "no samples"))
+        return None
+    # Steady state (second half of the run, exit excluded); the
+    # whole-file figure includes start-up (file creation, tables).
+    st = [t for t in runs if t.get("steady_c_samples")] or runs
+    key = "steady_c_" if st is not runs else ""
+    cost = median([t[key + "cpu_ns"] / t[key + "samples"] for t in st])
+    whole_cost = median([t["cpu_ns"] / t["samples"] for t in runs])
+    # Time inside ticks (files from this build on): the sampler's
+    # own work; the rest of its CPU is the kernel waking it.
+    intick = median([t[key + "tick_ns"] / t[key + "samples"] for t in st
+                     if t.get(key + "tick_ns")])
+    wake = median([(t[key + "cpu_ns"] - t[key + "tick_ns"]) / max(1, t[key + "ticks"])
+                   for t in st if t.get(key + "tick_ns")])
+    tps = median([t["samples"] / max(1, t["ticks"]) for t in runs])
+    rej = median([t["rejected"] for t in runs])
+    miss = median([t["missed"] for t in runs])
+    share = median([t["steady_c_cpu_ns"] / max(1, t["steady_ns"]) for t in st]
+                   if key else [t["cpu_ns"] / max(1, t["span_ns"]) for t in runs])
+    b.add(2, "cost per thread-sample, %s @ %d Hz%s" % (wl, hz, tag),
+             "%s steady, %s whole run (%.1f threads/tick, sampler %.1f %% of a CPU,"
+             " rejected %d, missed %d)"
+             % (fmt_ns(cost), fmt_ns(whole_cost), tps, 100 * share, rej, miss),
+             "<= %s" % fmt_ns(targets[wl]), "PASS" if cost <= targets[wl] else "FAIL")
+    if intick is not None:
+        b.add(2, "  inside ticks only (wake-up excluded: %s per tick)" % fmt_ns(wake),
+                 fmt_ns(intick), "<= %s" % fmt_ns(targets[wl]),
+                 "PASS" if intick <= targets[wl] else "FAIL")
+    steady = median([t["steady_bytes"] / t["steady_samples"] for t in runs
+                     if t.get("steady_samples")])
+    whole = median([t["size"] / t["samples"] for t in runs])
+    b.add(4, "bytes per sample on disk, %s%s" % (wl, tag),
+             "%.2f B steady (%.2f B whole file incl. tables)" % (
+                 steady if steady is not None else float("nan"), whole),
+             "<= 4", "n/a" if steady is None else "PASS" if steady <= 4 else "FAIL")
+    return cost
+
 
 def run_all(b, figs):
     run(b)
