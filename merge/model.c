@@ -221,8 +221,11 @@ static int stack_eq(const struct model *m, uint32_t i, const void *k)
 }
 
 /* ix (of cap slots) must have room for the stack. */
+static int keep_in_mode(const struct m_options *o, enum m_mode mode, unsigned flags);
+
 static void add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
-                      uint32_t thread, uint32_t leaf, uint64_t count)
+                      uint32_t thread, uint32_t leaf, uint64_t count, unsigned flags,
+                      uint64_t n)
 {
     struct stack_key k = { proc, thread, leaf };
     size_t j = ix_find(m, ix, cap, stack_hash(proc, thread, leaf), stack_eq, &k);
@@ -230,12 +233,21 @@ static void add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
         if (m->nstacks == m->stacks_cap) {
             m->stacks_cap = m->stacks_cap ? m->stacks_cap * 2 : 1024;
             m->stacks = xrealloc(m->stacks, m->stacks_cap * sizeof *m->stacks);
+            if (m->opt.all_modes)
+                m->stack_modes = xrealloc(m->stack_modes,
+                                          m->stacks_cap * sizeof *m->stack_modes);
         }
         m->stacks[m->nstacks] = (struct m_stack){ proc, thread, leaf, 0 };
+        if (m->opt.all_modes)
+            memset(m->stack_modes[m->nstacks], 0, sizeof *m->stack_modes);
         ix[j] = (uint32_t)++m->nstacks;
         m->nfolded += ix == m->stack_ix;
     }
     m->stacks[ix[j] - 1].count += count;
+    if (m->opt.all_modes)
+        for (int md = MODE_WALL; md <= MODE_GIL; md++)
+            if (keep_in_mode(&m->opt, (enum m_mode)md, flags))
+                m->stack_modes[ix[j] - 1][md] += n;
 }
 
 /* The index for a file's stacks, with room for n more.  A process's own
@@ -325,11 +337,11 @@ static void read_all(struct job *j, int jobs)
 
 /* ------------------------------------------------------------ merging */
 
-static int keep_sample(const struct m_options *o, unsigned flags)
+static int keep_in_mode(const struct m_options *o, enum m_mode mode, unsigned flags)
 {
-    if (o->mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
+    if (mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
-    if (o->mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
+    if (mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
         return 0;
     if (o->exclude_idle && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
@@ -389,14 +401,19 @@ static void add_file(struct model *m, uint32_t pi)
         m->samples_all += c->count;
         /* A thread state with no Python frame (a thread starting or ending,
          * C code holding a thread state) has nothing to attribute to. */
-        if (!c->leaf || !keep_sample(&m->opt, c->flags))
+        if (!c->leaf)
             continue;
-        p->samples += c->count;
-        m->samples += c->count;
+        int keep = keep_in_mode(&m->opt, m->opt.mode, c->flags);
+        if (!keep && !m->opt.all_modes)
+            continue;
+        uint64_t n = keep ? c->count : 0;
+        p->samples += n;
+        m->samples += n;
         if (c->thread < p->nthreads)
-            p->threads[c->thread].samples += c->count;
+            p->threads[c->thread].samples += n;
         /* A folded process's threads are not the representative's. */
-        add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0, tn[c->leaf], c->count);
+        add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0, tn[c->leaf], n,
+                  c->flags, c->count);
     }
     free(func);
     free(tn);
@@ -635,6 +652,7 @@ void model_free(struct model *m)
     free(m->frames);
     free(m->tnodes);
     free(m->stacks);
+    free(m->stack_modes);
     free(m->func_ix);
     free(m->frame_ix);
     free(m->tnode_ix);

@@ -19,6 +19,8 @@ struct m_options {
     long pid;              /* only this pid; 0 = all                    */
     int exclude_idle;      /* drop samples not on a CPU                 */
     int fold_workers;      /* processes with identical argv become one  */
+    int all_modes;         /* also count every mode, into stack_modes: a
+                              stack is kept if any mode keeps a sample */
 };
 
 struct m_func {
@@ -56,6 +58,7 @@ struct model {
     struct m_frame *frames; size_t nframes, frames_cap;
     struct m_tnode *tnodes; size_t ntnodes, tnodes_cap;
     struct m_stack *stacks; size_t nstacks, stacks_cap;
+    uint64_t (*stack_modes)[3];  /* all_modes only: per stack, by m_mode   */
     /* hash indexes (open addressing, values are index + 1); stack_ix
      * holds the stacks folded into another process, file_ix the stacks
      * of the file being added */

@@ -228,3 +228,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
     fputs("\n ]\n}\n", o);
     return 0;
 }
+
+/* For the other writers that embed JSON (out_html.c). */
+void out_json_str(FILE *o, const char *s)
+{
+    str(o, s);
+}
