@@ -179,7 +179,7 @@ static const char *browser_missing(char *why, size_t cap)
         chromium = "/usr/bin/chromium";
     const char *npm = getenv("PYPROF_NPM_DIR");
     char mod[1024];
-    snprintf(mod, sizeof mod, "%s/node_modules/puppeteer-core/package.json",
+    snprintf(mod, sizeof mod, "%s/browser/node_modules/puppeteer-core/package.json",
              npm && *npm ? npm : "/var/cache/pyprof-npm");
     if (access(chromium, X_OK) != 0)
         snprintf(why, cap, "%s not found (Debian package chromium)", chromium);
@@ -190,6 +190,15 @@ static const char *browser_missing(char *why, size_t cap)
     else
         return NULL;
     return why;
+}
+
+static int browser_ready(void)
+{
+    char why[1200];
+    if (!browser_missing(why, sizeof why))
+        return 1;
+    fprintf(stderr, "SKIP: html browser tests: %s\n", why);
+    return 0;
 }
 
 static const char *shots_dir(void)
@@ -213,7 +222,7 @@ static void drive(const struct pp_python *py, const char *dir, const char *page,
     cr_assert(f && fputs(expect, f) >= 0 && fclose(f) == 0, "cannot write %s", expect_path);
     snprintf(script, sizeof script, "%s/check_page.cjs", getenv("PYPROF_TEST_BROWSER"));
     const char *npm = getenv("PYPROF_NPM_DIR");
-    snprintf(node_path, sizeof node_path, "NODE_PATH=%s/node_modules",
+    snprintf(node_path, sizeof node_path, "NODE_PATH=%s/browser/node_modules",
              npm && *npm ? npm : "/var/cache/pyprof-npm");
     const char *c = getenv("PYPROF_CHROMIUM");
     snprintf(chromium, sizeof chromium, "PYPROF_CHROMIUM=%s", c && *c ? c : "/usr/bin/chromium");
@@ -256,11 +265,8 @@ static const struct pp_python *one_python(void)
 
 Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
 {
-    char why[1200];
-    if (browser_missing(why, sizeof why)) {
-        fprintf(stderr, "SKIP: html browser tests: %s\n", why);
+    if (!browser_ready())
         return;
-    }
     const struct pp_python *py = one_python();
     const char *dir = pp_tmpdir();
     run_tree(py, dir);
@@ -300,11 +306,8 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
 
 Test(html, diff_page_in_chromium_colours_by_change, .timeout = 300)
 {
-    char why[1200];
-    if (browser_missing(why, sizeof why)) {
-        fprintf(stderr, "SKIP: html browser tests: %s\n", why);
+    if (!browser_ready())
         return;
-    }
     const struct pp_python *py = one_python();
     const char *a = pp_tmpdir(), *b = pp_tmpdir();
     run_diff_pair(py, a, b);

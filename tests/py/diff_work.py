@@ -1,6 +1,7 @@
 """Two versions of one program for the --diff tests:
 diff_work.py alpha|beta [SECONDS] spends 80 % of the time in the function
-named and 20 % in the other, each spinning in its own code."""
+named and 20 % in the other.  alpha and beta are the same code on purpose:
+each must spin in its own lines for its self share to move."""
 import sys
 import time
 
