@@ -102,8 +102,15 @@ static int pick_funcs(const struct model *m, unsigned char *pick)
     return 0;
 }
 
+/* Whether a function is shown whole: short, and not a module's code,
+ * whose lines from 1 down to the sampled ones are mostly imports. */
+static int whole(const struct m_func *f, int32_t lo, int32_t hi)
+{
+    return hi && (long)hi - lo < SRC_WHOLE_FUNC && strcmp(f->bare, "<module>") != 0;
+}
+
 /* The lines of the picked functions worth showing: short functions
- * whole, long ones (a module's <module>) around their sampled lines. */
+ * whole, long ones around their sampled lines. */
 static int collect_lines(const struct model *m, const unsigned char *pick,
                          struct reqs *r)
 {
@@ -122,13 +129,13 @@ static int collect_lines(const struct model *m, const unsigned char *pick,
         if (f->line > hi[f->func]) hi[f->func] = f->line;
     }
     for (size_t i = 0; !rc && i < m->nfuncs; i++)
-        if (pick[i] && hi[i] && (long)hi[i] - lo[i] < SRC_WHOLE_FUNC)
+        if (pick[i] && whole(&m->funcs[i], lo[i], hi[i]))
             for (long l = lo[i]; !rc && l <= hi[i]; l++)
                 rc = want(r, m->funcs[i].file, l);
     for (size_t i = 0; !rc && i < m->nframes; i++) {
         const struct m_frame *f = &m->frames[i];
         uint32_t fn = f->func;
-        if (!pick[fn] || f->line < 1 || !hi[fn] || (long)hi[fn] - lo[fn] < SRC_WHOLE_FUNC)
+        if (!pick[fn] || f->line < 1 || !hi[fn] || whole(&m->funcs[fn], lo[fn], hi[fn]))
             continue;
         for (long l = (long)f->line - SRC_CONTEXT; !rc && l <= (long)f->line + SRC_CONTEXT; l++)
             rc = want(r, m->funcs[fn].file, l);

@@ -497,7 +497,9 @@
         if (l > hi) hi = l;
       });
       var src = source.get(ffile[f]), show = [];
-      if (src && hi - lo < WHOLE) {
+      /* a module's code is shown around its sampled lines only: from
+       * line 1 down to them is mostly imports and comments */
+      if (src && hi - lo < WHOLE && fname[f] !== "<module>") {
         for (var l = lo; l <= hi; l++) if (src.has(l) || lineTot.has(f * 2097152 + l)) show.push(l);
       } else {
         var set = new Set();
