@@ -100,7 +100,10 @@
   var procKids = procs.map(function () { return []; }), roots = [];
   procs.forEach(function (p, i) {
     if (p.folded_into >= 0) return;
-    if (p.parent >= 0 && p.parent < NP && p.parent !== i) procKids[p.parent].push(i);
+    var up = p.parent;
+    /* a process started by a folded worker hangs under the one shown */
+    if (up >= 0 && up < NP && procs[up].folded_into >= 0) up = procs[up].folded_into;
+    if (up >= 0 && up < NP && up !== i) procKids[up].push(i);
     else roots.push(i);
   });
   var chosenProc = -1, chosenThread = null; /* [proc, thread] */

@@ -120,6 +120,16 @@ async function run(browser) {
     check("back_unzooms", z2 === "all", "after back: " + z2);
   }
 
+  // Icicle: the root moves from the bottom to the top.
+  const rootY = async () => (await page.evaluate(() => window.pyprof.box("all"))).y;
+  const zoomY = async () => (await page.evaluate((n) => window.pyprof.box(n), E.zoom)).y;
+  const flameOrder = (await rootY()) > (await zoomY());
+  await page.click("#icicle");
+  const icicleOrder = (await rootY()) < (await zoomY());
+  check("icicle", flameOrder && icicleOrder, "root below then above: " + flameOrder + ", " + icicleOrder);
+  await (await page.$("#graph-panel")).screenshot({ path: path.join(shots, "html-icicle.png") });
+  await page.click("#icicle");
+
   // Mode switch.
   await page.click("#mode-cpu");
   const cpu = await total();

@@ -306,7 +306,7 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
              pp_json_num(root, "pid", -1), pp_json_num(root, "samples", -1),
              pp_json_num(thr, "tid", -1), pp_json_num(thr, "samples", -1), hot[0], hot[1]);
     const char *checks[] = { "total_wall", "search_share", "search_highlight", "hover_details",
-                             "click_zooms", "back_unzooms", "mode_cpu_total", "mode_wall_again",
+                             "click_zooms", "back_unzooms", "icicle", "mode_cpu_total", "mode_wall_again",
                              "process_filter", "process_subtree", "process_alone",
                              "thread_filter", "hottest_line", "no_console_errors",
                              "no_network", NULL };
