@@ -41,6 +41,19 @@ if command -v npm >/dev/null 2>&1; then
         (cd "$npm_dir" && npm ci --no-audit --no-fund >/dev/null) ||
             echo "SKIP: npm ci in $npm_dir failed"
     fi
+# npm packages of the browser tests (tests/browser/package.json: test
+# tooling only), kept outside the checkout in their own directory under
+# $PYPROF_NPM_DIR and installed again when the lock file changes.
+PYPROF_NPM_DIR=${PYPROF_NPM_DIR:-/var/cache/pyprof-npm}
+export PYPROF_NPM_DIR
+npm_browser=$PYPROF_NPM_DIR/browser
+if ! cmp -s tests/browser/package-lock.json "$npm_browser/package-lock.json"; then
+    mkdir -p "$npm_browser"
+    cp tests/browser/package.json tests/browser/package-lock.json "$npm_browser/"
+    (cd "$npm_browser" && npm ci --no-audit --no-fund --loglevel=error) || {
+        rm -f "$npm_browser/package-lock.json"
+        echo "SKIP: npm ci failed in $npm_browser: the browser tests will say SKIP"
+    }
 fi
 ./bootstrap >/dev/null 2>&1
 rm -rf build-check

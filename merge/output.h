@@ -26,6 +26,15 @@ int out_lines(FILE *o, const struct model *m, const struct out_options *opt);
 int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt);
 int out_gecko(FILE *o, const struct model *m, const struct out_options *opt);
 
+/* The interactive page (out_html.c); the model must be built with
+ * all_modes.  base, when not NULL, is the run `--diff` compares with. */
+int out_html(FILE *o, const struct model *m, const struct out_options *opt);
+int out_html_diff(FILE *o, const struct model *base, const struct model *m,
+                  const struct out_options *opt);
+/* The functions whose share changed most between base and m (out_diff.c). */
+int out_diff_text(FILE *o, const struct model *base, const struct model *m,
+                  const struct out_options *opt);
+
 /* Shared by the writers (out_common.c). */
 const char *out_mode_name(enum m_mode mode);
 /* The extra root frames --group asks for, into a and b ("" if none);

@@ -20,8 +20,8 @@
 static void usage(FILE *o)
 {
     fputs("usage: pyprof-merge [options] FILE|DIR...\n"
-          "  -f, --format F     text (default), collapsed, json, pprof, pstats,\n"
-          "                     lines, speedscope, gecko\n"
+          "  -f, --format F     text (default), collapsed, json, html, pprof,\n"
+          "                     pstats, lines, speedscope, gecko\n"
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
@@ -31,6 +31,7 @@ static void usage(FILE *o)
           "                     --format lines (default 20)\n"
           "  -j, --jobs N       reader threads (default: online CPUs)\n"
           "  -o, --output FILE  write the report to FILE\n"
+          "      --diff BASE NEW  what changed from BASE to NEW (text or html)\n"
           "  -h, --help         this text\n"
           "  -V, --version      version\n", o);
 }
@@ -124,6 +125,55 @@ static int read_records(const struct list *paths, struct unprofiled **out, size_
     return bad;
 }
 
+/* --diff BASE NEW: two models, one report of what changed. */
+static int run_diff(char **args, int n, const char *format, struct m_options *mo,
+                    const struct out_options *oo, int jobs, const char *output)
+{
+    int html = !strcmp(format, "html");
+    if (n != 2 || (!html && strcmp(format, "text"))) {
+        fputs(n != 2 ? "pyprof-merge: --diff takes two inputs: BASE NEW\n"
+                     : "pyprof-merge: --diff writes text or html\n", stderr);
+        return 2;
+    }
+    struct model *m[2];
+    int damaged = 0;
+    for (int i = 0; i < 2; i++) {
+        struct list files = { 0 }, records = { 0 };
+        damaged |= expand(args[i], &files, &records) != 0;
+        /* A diff compares profiles: not-profiled records are not its subject. */
+        for (size_t k = 0; k < records.n; k++)
+            free(records.v[k]);
+        free(records.v);
+        m[i] = files.n ? model_build(files.v, files.n, mo, jobs) : NULL;
+        for (size_t k = 0; k < files.n; k++)
+            free(files.v[k]);
+        free(files.v);
+        if (m[i])
+            for (size_t k = 0; k < m[i]->nproblems; k++)
+                fprintf(stderr, "pyprof-merge: %s: %s (recovered %llu samples)\n",
+                        m[i]->problems[k].file, m[i]->problems[k].error,
+                        (unsigned long long)m[i]->problems[k].recovered);
+        if (!m[i] || model_empty(m[i])) {
+            fprintf(stderr, "pyprof-merge: %s: nothing could be read\n", args[i]);
+            return 2;
+        }
+        damaged |= model_damaged(m[i]);
+    }
+    FILE *o = stdout;
+    if (output && !(o = fopen(output, "w"))) {
+        fprintf(stderr, "pyprof-merge: %s: %s\n", output, strerror(errno));
+        return 2;
+    }
+    int r = html ? out_html_diff(o, m[0], m[1], oo) : out_diff_text(o, m[0], m[1], oo);
+    if ((o != stdout ? fclose(o) : fflush(o)) != 0 || r != 0) {
+        fprintf(stderr, "pyprof-merge: cannot write the report\n");
+        return 2;
+    }
+    model_free(m[0]);
+    model_free(m[1]);
+    return damaged ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -138,13 +188,14 @@ int main(int argc, char **argv)
         { "output", required_argument, 0, 'o' },
         { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' },
+        { "diff", no_argument, 0, 'D' },
         { 0, 0, 0, 0 },
     };
     const char *format = "text", *output = NULL;
     struct m_options mo = { .mode = MODE_WALL };
     struct out_options oo = { .group = GROUP_NONE, .top = 20 };
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int c;
+    int c, diff = 0;
     char *end;
     while ((c = getopt_long(argc, argv, "f:m:p:g:t:j:o:hV", longs, NULL)) != -1) {
         switch (c) {
@@ -193,6 +244,7 @@ int main(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': puts("pyprof-merge " PACKAGE_VERSION); return 0;
+        case 'D': diff = 1; break;
         default: usage(stderr); return 2;
         }
     }
@@ -200,6 +252,7 @@ int main(int argc, char **argv)
     if (!strcmp(format, "text")) writer = out_text;
     else if (!strcmp(format, "collapsed")) writer = out_collapsed;
     else if (!strcmp(format, "json")) writer = out_json;
+    else if (!strcmp(format, "html")) writer = out_html, mo.all_modes = 1;
     else if (!strcmp(format, "pprof")) writer = out_pprof, mo.all_modes = 1;
     else if (!strcmp(format, "pstats")) writer = out_pstats;
     else if (!strcmp(format, "lines")) writer = out_lines;
@@ -207,13 +260,15 @@ int main(int argc, char **argv)
     else if (!strcmp(format, "gecko")) writer = out_gecko;
     else {
         fprintf(stderr, "pyprof-merge: --format %s: this build writes text, collapsed, "
-                        "json, pprof, pstats, lines, speedscope and gecko\n", format);
+                        "json, html, pprof, pstats, lines, speedscope and gecko\n", format);
         return 2;
     }
     if (optind >= argc) {
         usage(stderr);
         return 2;
     }
+    if (diff)
+        return run_diff(argv + optind, argc - optind, format, &mo, &oo, (int)jobs, output);
     struct list files = { 0 }, records = { 0 };
     int bad_args = 0;
     for (int i = optind; i < argc; i++)

@@ -260,3 +260,43 @@ Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
     rmdir(fifo);
     free(raw.b);
 }
+
+/* The HTML page: a name cannot end the page's script elements, and the
+ * model built for it keeps each mode's count of every stack. */
+Test(forged, names_that_close_a_script_element_stay_inside_the_html_data)
+{
+    struct rb raw = { 0 };
+    header_argv(&raw, 2, (const char *const[]){ "x.py", "</script><script>alert(1)</script>" });
+    rec_str(&raw, PP_REC_STRING, 1, "</script><!--f");
+    rec_str(&raw, PP_REC_STRING, 2, "/nonexistent/</SCRIPT>.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "</script>");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, PP_SAMPLE_ON_CPU | PP_SAMPLE_HOLDS_GIL }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, PP_SAMPLE_ON_CPU }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    char *paths[] = { (char *)path };
+    struct m_options mo = { .mode = MODE_CPU, .all_modes = 1 };
+    struct model *m = model_build(paths, 1, &mo, 1);
+    cr_assert_not_null(m);
+    cr_assert_eq(m->samples, 2u, "cpu mode counts %llu", (unsigned long long)m->samples);
+    char *page = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&page, &n);
+    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
+    cr_assert_eq(out_html(o, m, &oo), 0);
+    fclose(o);
+    model_free(m);
+    size_t closes = 0;
+    for (const char *c = page; (c = strcasestr(c, "</script")); c++)
+        closes++;
+    cr_assert_eq(closes, 2u, "the template has two script elements, the page %zu", closes);
+    cr_assert_null(strstr(page, "<!--"), "a comment opener in the page");
+    cr_assert(strstr(page, "\\u003c/script>\\u003c!--f"), "the name is not in the data");
+    cr_assert(strstr(page, "\"samples\":[3,2,1]"), "wall, cpu, gil counts: %.300s",
+              strstr(page, "\"samples\""));
+    free(page);
+    unlink(path);
+    free(raw.b);
+}

@@ -1,0 +1,620 @@
+/* pyprof flame graph page.  The data (pyprof-merge --format html) is the
+ * merged model: functions, the trie of frames (node id i + 1 = parent,
+ * function, line; parents come before their children), stacks
+ * (process, thread, leaf node, wall, cpu, gil counts), processes, and
+ * source lines.  Everything below works per node or stack, never per
+ * sample, and draws only what is wider than a pixel, so large profiles
+ * open at once. */
+"use strict";
+(function () {
+  var D = JSON.parse(document.getElementById("data").textContent);
+  var P = D.profile, B = D.base || null, DIFF = !!B;
+  var MODES = ["wall", "cpu", "gil"];
+  var mode = Math.max(0, MODES.indexOf(D.mode));
+  var $ = function (id) { return document.getElementById(id); };
+  var fmt = function (n) { return Math.round(n).toLocaleString("en-US"); };
+  var pct = function (n, of) { return of ? (100 * n / of).toFixed(n * 1000 < of ? 2 : 1) + "%" : "0%"; };
+
+  /* ---------------------------------------------------------- functions */
+  var fname = [], ffile = [], fline = [], byKey = new Map();
+  function addFunc(f) {
+    fname.push(f[0]); ffile.push(f[1]); fline.push(f[2]);
+    var k = f[0] + "\u0000" + f[1];
+    if (!byKey.has(k)) byKey.set(k, fname.length - 1);
+    return fname.length - 1;
+  }
+  P.funcs.forEach(addFunc);
+  /* A diff's base knows a function by qualified name and file. */
+  var baseFunc = B ? B.funcs.map(function (f) {
+    var i = byKey.get(f[0] + "\u0000" + f[1]);
+    return i === undefined ? addFunc(f) : i;
+  }) : null;
+  var NF = fname.length;
+
+  /* ------------------------------------------- trie -> flame nodes */
+  /* Flame node 0 is the root; a node is (parent flame node, function):
+   * frames of one function at different lines merge, as flame graphs
+   * show them. */
+  var fnParent = [0], fnFunc = [-1], fnDepth = [0], fnIndex = new Map();
+  function fnode(parent, func) {
+    var k = parent * NF + func, f = fnIndex.get(k);
+    if (f === undefined) {
+      f = fnParent.length;
+      fnIndex.set(k, f);
+      fnParent.push(parent); fnFunc.push(func); fnDepth.push(fnDepth[parent] + 1);
+    }
+    return f;
+  }
+  function trie(prof, funcMap) {
+    var nd = prof.nodes, n = nd.length / 3;
+    var t = { n: n, parent: new Int32Array(n + 1), func: new Int32Array(n + 1),
+              line: new Int32Array(n + 1), fn: new Int32Array(n + 1) };
+    for (var i = 1; i <= n; i++) {
+      var p = nd[3 * i - 3], fu = nd[3 * i - 2];
+      if (!(p >= 0 && p < i) || !(fu >= 0 && fu < funcMap.length)) p = 0; /* never from merge */
+      t.parent[i] = p;
+      t.func[i] = funcMap[fu] === undefined ? 0 : funcMap[fu];
+      t.line[i] = Math.min(Math.max(nd[3 * i - 1] | 0, 0), 2097151);
+      t.fn[i] = fnode(t.fn[p], t.func[i]);
+    }
+    return t;
+  }
+  var T = trie(P, P.funcs.map(function (_, i) { return i; }));
+  var TB = B ? trie(B, baseFunc) : null;
+  var NFN = fnParent.length;
+  /* children of each flame node, as one array of slices */
+  var kidStart = new Int32Array(NFN + 1), kids = new Int32Array(Math.max(NFN - 1, 1));
+  (function () {
+    for (var f = 1; f < NFN; f++) kidStart[fnParent[f] + 1]++;
+    for (var i = 0; i < NFN; i++) kidStart[i + 1] += kidStart[i];
+    var at = kidStart.slice(0, NFN);
+    for (f = 1; f < NFN; f++) kids[at[fnParent[f]]++] = f;
+  })();
+  /* Whether a node is the outermost of its function / of its line on
+   * its path: a recursive function's samples count once. */
+  var outerFunc = new Uint8Array(T.n + 1), outerLine = new Uint8Array(T.n + 1);
+  (function () {
+    var first = new Int32Array(T.n + 1), next = new Int32Array(T.n + 1);
+    for (var i = T.n; i >= 1; i--) { next[i] = first[T.parent[i]]; first[T.parent[i]] = i; }
+    var onFunc = new Int32Array(NF), onLine = new Map(), stack = [], path = [0];
+    for (var k = first[0]; k; k = next[k]) stack.push(k);
+    while (stack.length) {
+      var id = stack.pop();
+      while (path[path.length - 1] !== T.parent[id]) leave(path.pop());
+      var lk = T.func[id] * 2097152 + T.line[id], c = onLine.get(lk) || 0;
+      outerFunc[id] = onFunc[T.func[id]]++ === 0 ? 1 : 0;
+      outerLine[id] = c === 0 ? 1 : 0;
+      onLine.set(lk, c + 1);
+      path.push(id);
+      for (k = first[id]; k; k = next[k]) stack.push(k);
+    }
+    function leave(id) {
+      onFunc[T.func[id]]--;
+      var lk = T.func[id] * 2097152 + T.line[id];
+      onLine.set(lk, onLine.get(lk) - 1);
+    }
+  })();
+
+  /* ---------------------------------------------------------- processes */
+  var procs = P.procs, NP = procs.length;
+  var procKids = procs.map(function () { return []; }), roots = [];
+  procs.forEach(function (p, i) {
+    if (p.folded_into >= 0) return;
+    var up = p.parent;
+    /* a process started by a folded worker hangs under the one shown */
+    if (up >= 0 && up < NP && procs[up].folded_into >= 0) up = procs[up].folded_into;
+    if (up >= 0 && up < NP && up !== i) procKids[up].push(i);
+    else roots.push(i);
+  });
+  var chosenProc = -1, chosenThread = null; /* [proc, thread] */
+  var sel = new Uint8Array(NP);
+  function selectProcs() {
+    sel.fill(chosenProc < 0 ? 1 : 0);
+    if (chosenProc < 0) return;
+    var todo = [chosenProc], sub = $("subtree").checked;
+    while (todo.length) {
+      var p = todo.pop();
+      if (sel[p]) continue;
+      sel[p] = 1;
+      if (sub) todo.push.apply(todo, procKids[p]);
+    }
+  }
+
+  /* ---------------------------------------------------------- counting */
+  var tval = new Float64Array(T.n + 1), ftot = new Float64Array(NFN), fself = new Float64Array(NFN);
+  var btot = new Float64Array(NFN), total = 0, btotal = 0;
+  var procSamples = new Float64Array(NP), threadSamples = new Map();
+  var leafLine = new Map(); /* func * 2^21 + line -> self samples */
+  function compute() {
+    var st = P.stacks, n = st.length, i;
+    tval.fill(0); ftot.fill(0); fself.fill(0); procSamples.fill(0);
+    threadSamples.clear(); leafLine.clear();
+    for (i = 0; i < n; i += 6) {
+      var p = st[i], th = st[i + 1], leaf = st[i + 2], v = st[i + 3 + mode];
+      if (!v || leaf < 1 || leaf > T.n || p >= NP) continue;
+      procSamples[p] += v;
+      if (!sel[p]) continue;
+      var tk = p + ":" + th;
+      threadSamples.set(tk, (threadSamples.get(tk) || 0) + v);
+      if (chosenThread && (chosenThread[0] !== p || chosenThread[1] !== th)) continue;
+      tval[leaf] += v;
+      fself[T.fn[leaf]] += v;
+      var lk = T.func[leaf] * 2097152 + T.line[leaf];
+      leafLine.set(lk, (leafLine.get(lk) || 0) + v);
+    }
+    for (i = T.n; i >= 1; i--) {
+      if (!tval[i]) continue;
+      /* the node's own samples were added above; ftot sums whole subtrees */
+      ftot[T.fn[i]] += tval[i];
+      tval[T.parent[i]] += tval[i];
+    }
+    total = ftot[0] = tval[0];
+    if (DIFF) computeBase();
+  }
+  function computeBase() {
+    var bt = new Float64Array(TB.n + 1), st = B.stacks, i;
+    btot.fill(0);
+    for (i = 0; i < st.length; i += 6) {
+      var leaf = st[i + 2];
+      if (leaf >= 1 && leaf <= TB.n) bt[leaf] += st[i + 3 + mode];
+    }
+    for (i = TB.n; i >= 1; i--) {
+      if (!bt[i]) continue;
+      btot[TB.fn[i]] += bt[i];
+      bt[TB.parent[i]] += bt[i];
+    }
+    btotal = btot[0] = bt[0];
+  }
+
+  /* ---------------------------------------------------------- search */
+  var matchFunc = null, matched = 0;
+  function setSearch() {
+    var q = $("search").value.trim();
+    matchFunc = null;
+    if (q) {
+      var re;
+      try { re = new RegExp(q, "i"); } catch (e) {
+        var lq = q.toLowerCase();
+        re = { test: function (s) { return s.toLowerCase().indexOf(lq) >= 0; } };
+      }
+      matchFunc = new Uint8Array(NF);
+      for (var i = 0; i < NF; i++) matchFunc[i] = re.test(fname[i]) || re.test(ffile[i]) ? 1 : 0;
+    }
+    countMatched();
+  }
+  /* Samples under a match, each stack once however many matches it has. */
+  function countMatched() {
+    matched = 0;
+    if (!matchFunc) { $("match").textContent = ""; return; }
+    var under = new Uint8Array(NFN);
+    for (var f = 1; f < NFN; f++) {
+      var m = matchFunc[fnFunc[f]];
+      if (m && !under[fnParent[f]]) matched += ftot[f];
+      under[f] = under[fnParent[f]] | m;
+    }
+    $("match").textContent = "matched " + pct(matched, total) + " (" + fmt(matched) + " of " +
+                             fmt(total) + " samples)";
+    $("match").dataset.share = total ? (matched / total).toFixed(6) : "0";
+  }
+
+  /* ---------------------------------------------------------- drawing */
+  var canvas = $("flame"), ctx = canvas.getContext("2d");
+  var RH = 18, FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
+  var zoom = 0, history = [], rects = null, hoverNode = -1;
+  function hue(s) {
+    var h = 0;
+    for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
+    return Math.abs(h);
+  }
+  var colorCache = new Map();
+  function color(f) {
+    var fu = fnFunc[f];
+    if (f === 0) return "#c9ced8";
+    if (DIFF) {
+      var d = (total ? ftot[f] / total : 0) - (btotal ? btot[f] / btotal : 0);
+      var a = Math.min(1, Math.abs(d) / diffScale);
+      if (a < 0.02) return "#eef0f3";
+      return "hsl(" + (d > 0 ? 0 : 218) + ",78%," + (92 - 40 * a).toFixed(0) + "%)";
+    }
+    var c = colorCache.get(fu);
+    if (!c) {
+      var h = hue(fname[fu]), lib = /[\/\\](lib|Lib)[\/\\]python|site-packages|^<frozen/.test(ffile[fu]);
+      c = lib ? "hsl(" + (42 + h % 14) + ",70%," + (68 + (h >> 4) % 10) + "%)"
+              : "hsl(" + (h % 38 + 2) + ",82%," + (60 + (h >> 4) % 12) + "%)";
+      colorCache.set(fu, c);
+    }
+    return c;
+  }
+  var diffScale = 0.01;
+  function sortedKids(f) {
+    var a = Array.prototype.slice.call(kids, kidStart[f], kidStart[f + 1]);
+    return a.filter(function (k) { return ftot[k] > 0; })
+            .sort(function (x, y) { return ftot[y] - ftot[x] || fnFunc[x] - fnFunc[y]; });
+  }
+  function label(f) {
+    return f === 0 ? (DIFF ? "all (new run)" : "all") : fname[fnFunc[f]];
+  }
+  /* Rectangles to draw: the zoomed node's ancestors full width, then its
+   * subtree scaled to the width, skipping what is under half a pixel. */
+  function layout(W) {
+    var out = { f: [], x: [], w: [], d: [] }, maxd = 0;
+    if (!ftot[zoom]) zoom = 0;
+    var chain = [];
+    for (var a = zoom; ; a = fnParent[a]) { chain.push(a); if (!a) break; }
+    chain.reverse();
+    for (var i = 0; i < chain.length - 1; i++) push(chain[i], 0, W);
+    var scale = ftot[zoom] ? W / ftot[zoom] : 0, todo = [[zoom, 0]];
+    while (todo.length) {
+      var it = todo.pop(), f = it[0], x = it[1], w = ftot[f] * scale;
+      if (w < 0.5) continue;
+      push(f, x, w);
+      var ks = sortedKids(f), cx = x;
+      for (var k = 0; k < ks.length; k++) {
+        var kw = ftot[ks[k]] * scale;
+        if (kw >= 0.5) todo.push([ks[k], cx]);
+        cx += kw;
+      }
+    }
+    function push(f, x, w) {
+      out.f.push(f); out.x.push(x); out.w.push(w); out.d.push(fnDepth[f]);
+      if (fnDepth[f] > maxd) maxd = fnDepth[f];
+    }
+    out.maxd = maxd;
+    return out;
+  }
+  function draw() {
+    var W = Math.max(300, $("graph").clientWidth - 2), dpr = window.devicePixelRatio || 1;
+    if (DIFF) {
+      diffScale = 0.005;
+      for (var f = 1; f < NFN; f++) {
+        var d = Math.abs((total ? ftot[f] / total : 0) - (btotal ? btot[f] / btotal : 0));
+        if (d > diffScale) diffScale = d;
+      }
+    }
+    rects = layout(W);
+    var icicle = $("icicle").checked, H = (rects.maxd + 1) * RH + 1;
+    canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
+    canvas.style.width = W + "px"; canvas.style.height = H + "px";
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = FONT; ctx.textBaseline = "middle";
+    var cw = ctx.measureText("abcdefghijklmnopqrstuvwxyz_.").width / 28;
+    rects.y = [];
+    for (var i = 0; i < rects.f.length; i++) {
+      var fn = rects.f[i], x = rects.x[i], w = rects.w[i];
+      var y = icicle ? rects.d[i] * RH : (rects.maxd - rects.d[i]) * RH;
+      rects.y.push(y);
+      var hit = matchFunc && fn && matchFunc[fnFunc[fn]];
+      ctx.fillStyle = hit ? "#c026d3" : color(fn);
+      ctx.globalAlpha = matchFunc && !hit && fn ? 0.55 : 1;
+      ctx.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), RH - 1);
+      ctx.globalAlpha = 1;
+      if (fn === hoverNode) {
+        ctx.strokeStyle = "#111827"; ctx.lineWidth = 1.5;
+        ctx.strokeRect(x + 0.75, y + 1.25, Math.max(w - 2, 1), RH - 2.5);
+      }
+      if (w > 28) {
+        var text = label(fn), room = Math.floor((w - 8) / cw);
+        if (fn === 0) text += " (" + fmt(total) + " samples)";
+        if (text.length > room) text = room > 2 ? text.slice(0, room - 1) + "\u2026" : "";
+        if (text) {
+          ctx.fillStyle = hit ? "#ffffff" : "#1d2330";
+          ctx.fillText(text, x + 4, y + RH / 2 + 0.5);
+        }
+      }
+    }
+    crumbs();
+  }
+  function crumbs() {
+    var c = $("crumbs");
+    c.textContent = "";
+    var chain = [];
+    for (var a = zoom; a; a = fnParent[a]) chain.push(a);
+    chain.push(0);
+    chain.reverse().forEach(function (f, i) {
+      if (i) c.appendChild(document.createTextNode(" \u203a "));
+      var a = document.createElement("a");
+      a.textContent = label(f);
+      a.onclick = function () { zoomTo(f); };
+      c.appendChild(a);
+    });
+    c.dataset.zoom = label(zoom);
+  }
+  function zoomTo(f) {
+    if (f === zoom) return;
+    history.push(zoom);
+    zoom = f;
+    draw();
+  }
+  function back() {
+    if (history.length) { zoom = history.pop(); draw(); }
+  }
+  function at(ev) {
+    if (!rects) return -1;
+    var r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+    for (var i = rects.f.length - 1; i >= 0; i--)
+      if (y >= rects.y[i] && y < rects.y[i] + RH && x >= rects.x[i] && x < rects.x[i] + rects.w[i])
+        return rects.f[i];
+    return -1;
+  }
+  canvas.addEventListener("click", function (ev) {
+    var f = at(ev);
+    if (f >= 0) zoomTo(f === zoom && f ? fnParent[f] : f);
+  });
+  canvas.addEventListener("mousemove", function (ev) {
+    var f = at(ev), tip = $("tip");
+    if (f !== hoverNode) { hoverNode = f; draw(); }
+    if (f < 0) { tip.hidden = true; return; }
+    tip.textContent = "";
+    var name = document.createElement("div");
+    name.className = "name"; name.textContent = label(f);
+    tip.appendChild(name);
+    if (f) {
+      var loc = document.createElement("div");
+      loc.className = "loc"; loc.textContent = ffile[fnFunc[f]] + ":" + fline[fnFunc[f]];
+      tip.appendChild(loc);
+    }
+    var rows = [["total", fmt(ftot[f]) + " samples", pct(ftot[f], total)],
+                ["self", fmt(fself[f]) + " samples", pct(fself[f], total)]];
+    if (zoom) rows.push(["of zoomed", "", pct(ftot[f], ftot[zoom])]);
+    if (DIFF) {
+      rows.push(["base", fmt(btot[f]) + " samples", pct(btot[f], btotal)]);
+      var d = 100 * ((total ? ftot[f] / total : 0) - (btotal ? btot[f] / btotal : 0));
+      rows.push(["change", "", (d >= 0 ? "+" : "") + d.toFixed(2) + " points"]);
+    }
+    var tb = document.createElement("table");
+    rows.forEach(function (r) {
+      var tr = tb.insertRow();
+      r.forEach(function (c) { tr.insertCell().textContent = c; });
+    });
+    tip.appendChild(tb);
+    tip.hidden = false;
+    var tx = ev.clientX + 14, ty = ev.clientY + 14;
+    if (tx + tip.offsetWidth > window.innerWidth - 4) tx = Math.max(4, ev.clientX - tip.offsetWidth - 10);
+    if (ty + tip.offsetHeight > window.innerHeight - 4) ty = Math.max(4, ev.clientY - tip.offsetHeight - 10);
+    tip.style.left = tx + "px"; tip.style.top = ty + "px";
+  });
+  canvas.addEventListener("mouseleave", function () {
+    $("tip").hidden = true;
+    if (hoverNode >= 0) { hoverNode = -1; draw(); }
+  });
+
+  /* ---------------------------------------------------------- panels */
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function renderProcs() {
+    var box = $("procs");
+    box.textContent = "";
+    var all = el("div", "proc" + (chosenProc < 0 ? " sel" : ""));
+    var sum = 0;
+    for (var i = 0; i < NP; i++) sum += procSamples[i];
+    all.appendChild(el("span", "cmd", "All processes"));
+    all.appendChild(el("span", "n", fmt(sum)));
+    all.onclick = function () { chooseProc(-1); };
+    box.appendChild(all);
+    var rows = 0;
+    (function walk(list, depth) {
+      list.forEach(function (i) {
+        if (rows++ > 5000) return;
+        var p = procs[i], row = el("div", "proc" + (i === chosenProc ? " sel" : sel[i] && chosenProc >= 0 ? " in" : ""));
+        row.dataset.pid = p.pid;
+        row.dataset.index = i;
+        row.style.paddingLeft = 4 + 14 * Math.min(depth, 12) + "px";
+        row.title = p.cmd;
+        row.appendChild(el("span", "cmd", p.cmd || "?"));
+        row.appendChild(el("span", "n", fmt(procSamples[i])));
+        row.appendChild(el("span", "meta", "pid " + p.pid + " \u00b7 " + p.by +
+          (p.folded > 1 ? " \u00b7 \u00d7" + p.folded + " folded" : "") + " \u00b7 " + p.exit +
+          " \u00b7 " + p.duration.toFixed(2) + " s \u00b7 Python " + p.python));
+        row.onclick = function () { chooseProc(i === chosenProc ? -1 : i); };
+        box.appendChild(row);
+        walk(procKids[i], depth + 1);
+      });
+    })(roots, 0);
+  }
+  function renderThreads() {
+    var s = $("thread"), keep = s.value;
+    s.textContent = "";
+    var o = el("option", "", "all threads");
+    o.value = "";
+    s.appendChild(o);
+    var n = 0;
+    for (var p = 0; p < NP && n < 500; p++) {
+      if (!sel[p]) continue;
+      procs[p].threads.forEach(function (t, ti) {
+        if (!t || n >= 500) return;
+        var k = p + ":" + ti, opt = el("option", "", procs[p].pid + " \u00b7 " + t[1] + " (tid " + t[0] +
+                                        ", " + fmt(threadSamples.get(k) || 0) + ")");
+        opt.value = k;
+        s.appendChild(opt);
+        n++;
+      });
+    }
+    s.value = keep;
+    if (s.value !== keep) { s.value = ""; chosenThread = null; }
+  }
+  function renderTotals() {
+    var t = $("totals");
+    t.textContent = "";
+    var b = el("b", "", fmt(total));
+    b.id = "total-samples";
+    t.appendChild(b);
+    t.appendChild(document.createTextNode(" samples (" + MODES[mode] + ")"));
+    if (DIFF) {
+      t.appendChild(document.createTextNode(" \u00b7 base " + fmt(btotal) + " samples"));
+    } else {
+      var shown = 0, all = 0;
+      for (var i = 0; i < NP; i++) if (procs[i].folded_into < 0) { all++; shown += sel[i]; }
+      t.appendChild(document.createTextNode(" \u00b7 " + (chosenProc < 0 ? all + " processes"
+        : shown + " of " + all + " processes") + (chosenThread ? " \u00b7 one thread" : "") +
+        " \u00b7 all modes: wall " + fmt(P.samples[0]) + ", cpu " + fmt(P.samples[1]) +
+        ", gil " + fmt(P.samples[2])));
+    }
+    t.dataset.samples = total;
+  }
+
+  /* ---------------------------------------------------------- line view */
+  var source = new Map(); /* file -> Map(line -> text) */
+  (P.src || []).forEach(function (f) {
+    var m = new Map(), a = f[1];
+    for (var i = 0; i + 1 < a.length; i += 2) m.set(a[i], a[i + 1]);
+    source.set(f[0], m);
+  });
+  var LINE_FUNCS = 10, WHOLE = 40, CONTEXT = 3;
+  function renderLines() {
+    var box = $("lines");
+    box.textContent = "";
+    var self = new Float64Array(NF), i;
+    leafLine.forEach(function (v, k) { self[Math.floor(k / 2097152)] += v; });
+    var top = [];
+    for (i = 0; i < NF; i++) if (self[i] > 0) top.push(i);
+    top.sort(function (a, b) { return self[b] - self[a]; });
+    top = top.slice(0, LINE_FUNCS);
+    if (!top.length) { box.appendChild(el("p", "hint", "no samples in this selection")); return; }
+    var want = new Uint8Array(NF), ftotal = new Float64Array(NF), lineTot = new Map();
+    top.forEach(function (f) { want[f] = 1; });
+    for (i = 1; i <= T.n; i++) {
+      var fu = T.func[i];
+      if (!want[fu] || !tval[i]) continue;
+      if (outerFunc[i]) ftotal[fu] += tval[i];
+      if (outerLine[i]) {
+        var k = fu * 2097152 + T.line[i];
+        lineTot.set(k, (lineTot.get(k) || 0) + tval[i]);
+      }
+    }
+    var hot = -1, hotv = 0;
+    leafLine.forEach(function (v, k) {
+      if (want[Math.floor(k / 2097152)] && v > hotv) { hotv = v; hot = k; }
+    });
+    top.forEach(function (f) {
+      var lines = [], lo = fline[f] || Infinity, hi = 0;
+      lineTot.forEach(function (v, k) {
+        if (Math.floor(k / 2097152) !== f) return;
+        var l = k % 2097152;
+        lines.push(l);
+        if (l < lo) lo = l;
+        if (l > hi) hi = l;
+      });
+      var src = source.get(ffile[f]), show = [];
+      /* a module's code is shown around its sampled lines only: from
+       * line 1 down to them is mostly imports and comments */
+      if (src && hi - lo < WHOLE && fname[f] !== "<module>") {
+        for (var l = lo; l <= hi; l++) if (src.has(l) || lineTot.has(f * 2097152 + l)) show.push(l);
+      } else {
+        var set = new Set();
+        lines.forEach(function (l) {
+          for (var d = src ? -CONTEXT : 0; d <= (src ? CONTEXT : 0); d++)
+            if (l + d >= 1 && (!src || src.has(l + d) || d === 0)) set.add(l + d);
+        });
+        show = Array.from(set).sort(function (a, b) { return a - b; });
+      }
+      var div = el("div", "func"), head = el("div", "head");
+      head.appendChild(el("span", "name", fname[f]));
+      head.appendChild(el("span", "loc", ffile[f] + ":" + fline[f] + (src ? "" : " \u00b7 source not available")));
+      head.appendChild(el("span", "n", "self " + fmt(self[f]) + " \u00b7 total " + fmt(ftotal[f]) +
+                          " samples (" + pct(ftotal[f], total) + ")"));
+      div.appendChild(head);
+      var tb = el("table", "src"), hdr = tb.createTHead().insertRow();
+      ["line", "self", "total", "% of fn", "", "source"].forEach(function (h) {
+        var th = el("th", h === "source" ? "" : "num", h);
+        hdr.appendChild(th);
+      });
+      var body = tb.createTBody(), prev = 0, rows = 0;
+      show.some(function (l) {
+        if (rows++ > 400) return true;
+        if (prev && l > prev + 1) {
+          var g = body.insertRow();
+          g.className = "gap";
+          var c = g.insertCell(); c.colSpan = 6; c.textContent = "\u22ef";
+        }
+        prev = l;
+        var k = f * 2097152 + l, s = leafLine.get(k) || 0, t = lineTot.get(k) || 0;
+        var tr = body.insertRow();
+        tr.className = (t ? "sampled" : "") + (k === hot ? " hot" : "");
+        tr.dataset.line = l;
+        if (k === hot) tr.id = "hottest-line";
+        tr.appendChild(el("td", "num", String(l)));
+        tr.appendChild(el("td", "num self", s ? fmt(s) : ""));
+        tr.appendChild(el("td", "num", t ? fmt(t) : ""));
+        tr.appendChild(el("td", "num", t ? pct(t, ftotal[f]) : ""));
+        var bar = el("td", "bar"), sp = el("span");
+        sp.style.width = (ftotal[f] ? Math.max(t ? 1 : 0, 100 * t / ftotal[f]) : 0) + "%";
+        bar.appendChild(sp);
+        tr.appendChild(bar);
+        tr.appendChild(el("td", "code", src && src.has(l) ? src.get(l) : ""));
+        return false;
+      });
+      div.appendChild(tb);
+      box.appendChild(div);
+    });
+  }
+
+  /* ---------------------------------------------------------- wiring */
+  function refresh() {
+    selectProcs();
+    compute();
+    countMatched();
+    renderTotals();
+    if (!DIFF) { renderProcs(); renderThreads(); }
+    renderLines();
+    draw();
+    toRoot();
+  }
+  /* A flame graph's root is at the bottom: start there. */
+  function toRoot() {
+    var g = $("graph");
+    g.scrollTop = $("icicle").checked ? 0 : g.scrollHeight;
+  }
+  function chooseProc(i) {
+    chosenProc = i;
+    chosenThread = null;
+    $("thread").value = "";
+    zoom = 0; history = [];
+    refresh();
+  }
+  document.querySelectorAll("input[name=mode]").forEach(function (r) {
+    r.checked = +r.value === mode;
+    r.addEventListener("change", function () { mode = +r.value; refresh(); });
+  });
+  $("subtree").addEventListener("change", refresh);
+  $("thread").addEventListener("change", function () {
+    var v = $("thread").value;
+    chosenThread = v ? v.split(":").map(Number) : null;
+    refresh();
+  });
+  $("icicle").addEventListener("change", function () { draw(); toRoot(); });
+  $("search").addEventListener("input", function () { setSearch(); draw(); });
+  $("back").addEventListener("click", back);
+  $("reset").addEventListener("click", function () { zoomTo(0); });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.target && ev.target.tagName === "INPUT" && ev.target.type === "search") return;
+    if (ev.key === "Escape") zoomTo(0);
+    else if (ev.key === "Backspace") back();
+  });
+  window.addEventListener("resize", draw);
+  $("title").textContent = (DIFF ? "diff \u00b7 " : "") + (D.title || "");
+  document.title = "pyprof " + (DIFF ? "diff " : "") + (D.title || "");
+  if (DIFF) {
+    document.body.classList.add("diff");
+    $("thread-group").hidden = true;
+    $("legend").innerHTML = "<i style=\"background:hsl(218,78%,60%)\"></i> smaller share than base " +
+                            "<i style=\"background:hsl(0,78%,60%)\"></i> larger";
+  }
+  refresh();
+  /* For tests and the console: where a function's first drawn box is. */
+  window.pyprof = {
+    zoom: function () { return label(zoom); },
+    box: function (name) {
+      for (var i = 0; rects && i < rects.f.length; i++)
+        if (label(rects.f[i]) === name) {
+          var r = canvas.getBoundingClientRect();
+          return { x: r.left + rects.x[i], y: r.top + rects.y[i], w: rects.w[i], h: RH };
+        }
+      return null;
+    }
+  };
+})();

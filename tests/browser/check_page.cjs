@@ -1,0 +1,180 @@
+// Drives Debian's chromium (headless, through puppeteer-core: no browser
+// download) over a page written by `pyprof-merge --format html` and checks
+// what a user sees.  Run by tests/integration/test_html.c:
+//
+//   node check_page.cjs PAGE.html SHOT_DIR EXPECT.json
+//
+// EXPECT holds what the JSON report says of the same profile.  Prints
+// "ok NAME" or "FAIL NAME: why" per check; exits 1 if any failed, 3 if
+// the browser could not be started.  Screenshots go to SHOT_DIR.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const puppeteer = require("puppeteer-core");
+
+const [page_path, shots, expect_path] = process.argv.slice(2);
+const E = JSON.parse(fs.readFileSync(expect_path, "utf8"));
+let failed = 0;
+function check(name, cond, why) {
+  if (cond) console.log("ok " + name);
+  else { failed++; console.log("FAIL " + name + ": " + why); }
+}
+
+async function main() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "pyprof-chromium-"));
+  let browser;
+  try {
+    browser = await puppeteer.launch({
+      executablePath: process.env.PYPROF_CHROMIUM || "/usr/bin/chromium",
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--user-data-dir=" + profile],
+      timeout: 60000,
+      protocolTimeout: 60000,
+    });
+  } catch (e) {
+    console.log("SKIP: chromium did not start: " + e.message.split("\n")[0]);
+    process.exit(3);
+  }
+  try {
+    await run(browser);
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+async function run(browser) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 900 });
+  const errors = [], requests = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => { if (!r.url().startsWith("file:")) requests.push(r.url()); });
+  await page.goto("file://" + path.resolve(page_path), { waitUntil: "load" });
+  await page.waitForFunction(() => window.pyprof && document.getElementById("total-samples"));
+  const shot = (name) => page.screenshot({ path: path.join(shots, name), fullPage: true });
+  const total = () => page.$eval("#totals", (t) => +t.dataset.samples);
+  await shot(E.diff ? "html-diff.png" : "html-overview.png");
+  await (await page.$("#graph-panel")).screenshot({ path: path.join(shots, E.diff ? "html-diff-graph.png"
+                                                                                    : "html-graph.png") });
+
+  if (E.diff) {
+    // The grown function is drawn red, the shrunk one blue.
+    const tint = async (name) => page.evaluate((n) => {
+      const b = window.pyprof.box(n);
+      if (!b) return null;
+      const c = document.getElementById("flame"), r = c.getBoundingClientRect();
+      const d = window.devicePixelRatio || 1;
+      const px = c.getContext("2d").getImageData(Math.round((b.x - r.left + Math.min(b.w / 2, 3)) * d),
+                                                 Math.round((b.y - r.top + 3) * d), 1, 1).data;
+      return [px[0], px[1], px[2]];
+    }, name);
+    const grew = await tint(E.grew), shrank = await tint(E.shrank);
+    check("diff_grew_red", grew && grew[0] > grew[2] + 40, E.grew + " is " + JSON.stringify(grew));
+    check("diff_shrank_blue", shrank && shrank[2] > shrank[0] + 40, E.shrank + " is " + JSON.stringify(shrank));
+    check("no_console_errors", errors.length === 0, errors.join(" | "));
+    return;
+  }
+
+  // Totals: the page's and the JSON report's, in wall and cpu mode.
+  const wall = await total();
+  check("total_wall", wall === E.total_wall, "page says " + wall + ", JSON " + E.total_wall);
+
+  // Search: the matched function is highlighted, its share shown.
+  await page.type("#search", E.search);
+  await page.waitForFunction(() => document.getElementById("match").textContent !== "");
+  const share = await page.$eval("#match", (m) => +m.dataset.share);
+  const text = await page.$eval("#match", (m) => m.textContent);
+  check("search_share", Math.abs(share - E.search_share) < 0.0005,
+        "page " + share + " (" + text + "), JSON " + E.search_share);
+  const magenta = await page.evaluate(() => {
+    const c = document.getElementById("flame"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 192 && d[i + 1] === 38 && d[i + 2] === 211) n++;
+    return n;
+  });
+  check("search_highlight", magenta > 50, magenta + " highlighted pixels");
+  await shot("html-search.png");
+  await page.$eval("#search", (s) => { s.value = ""; s.dispatchEvent(new Event("input")); });
+
+  // Hover: the tooltip names the function with its samples.
+  let box = await page.evaluate((n) => window.pyprof.box(n), E.zoom);
+  check("zoom_target_drawn", box, E.zoom + " has no box");
+  if (box) {
+    await page.mouse.move(box.x + Math.min(box.w / 2, 20), box.y + box.h / 2);
+    const tip = await page.$eval("#tip", (t) => (t.hidden ? "" : t.textContent));
+    check("hover_details", tip.includes(E.zoom) && /samples/.test(tip) && tip.includes(E.zoom_file),
+          "tooltip: " + tip);
+    await shot("html-hover.png");
+    // Click zooms; back returns.
+    await page.mouse.click(box.x + Math.min(box.w / 2, 20), box.y + box.h / 2);
+    const z = await page.evaluate(() => window.pyprof.zoom());
+    const zb = await page.evaluate((n) => window.pyprof.box(n), E.zoom);
+    check("click_zooms", z === E.zoom && zb && zb.w > box.w, "zoomed to " + z + ", box " + JSON.stringify(zb));
+    await shot("html-zoom.png");
+    await page.click("#back");
+    const z2 = await page.evaluate(() => window.pyprof.zoom());
+    check("back_unzooms", z2 === "all", "after back: " + z2);
+  }
+
+  // Icicle: the root moves from the bottom to the top.
+  const rootY = async () => (await page.evaluate(() => window.pyprof.box("all"))).y;
+  const zoomY = async () => (await page.evaluate((n) => window.pyprof.box(n), E.zoom)).y;
+  const flameOrder = (await rootY()) > (await zoomY());
+  await page.click("#icicle");
+  const icicleOrder = (await rootY()) < (await zoomY());
+  check("icicle", flameOrder && icicleOrder, "root below then above: " + flameOrder + ", " + icicleOrder);
+  await (await page.$("#graph-panel")).screenshot({ path: path.join(shots, "html-icicle.png") });
+  await page.click("#icicle");
+
+  // Mode switch.
+  await page.click("#mode-cpu");
+  const cpu = await total();
+  check("mode_cpu_total", cpu === E.total_cpu && cpu !== wall, "page says " + cpu + ", JSON " + E.total_cpu);
+  await page.click("#mode-wall");
+  check("mode_wall_again", (await total()) === wall, "not back to " + wall);
+
+  // Process filter: one process, then the root with its subtree.
+  await page.click('#procs .proc[data-pid="' + E.child_pid + '"]');
+  const one = await total();
+  check("process_filter", one === E.child_samples, "page says " + one + ", JSON " + E.child_samples);
+  await shot("html-process.png");
+  await page.click('#procs .proc[data-pid="' + E.root_pid + '"]');
+  const sub = await total();
+  check("process_subtree", sub === wall, "root with children: " + sub + ", all: " + wall);
+  await page.click("#subtree");
+  const alone = await total();
+  check("process_alone", alone === E.root_samples, "root alone: " + alone + ", JSON " + E.root_samples);
+  await page.click("#subtree");
+  // Thread filter: the root's sleeping thread only.
+  const opt = await page.$$eval("#thread option", (o, n) => {
+    const m = o.find((x) => x.textContent.includes("(tid " + n + ","));
+    return m ? m.value : null;
+  }, E.thread);
+  check("thread_listed", opt, "no option for thread " + E.thread);
+  if (opt) {
+    await page.select("#thread", opt);
+    const th = await total();
+    check("thread_filter", th === E.thread_samples, "thread " + E.thread + ": " + th +
+          ", JSON " + E.thread_samples);
+  }
+  await page.click('#procs .proc:first-child');
+
+  // Line view: the hottest line is a marked line of the script, with its text.
+  const hot = await page.$eval("#hottest-line", (r) => ({ line: +r.dataset.line,
+                                                          code: r.querySelector(".code").textContent }))
+                        .catch(() => null);
+  check("hottest_line", hot && E.hot_lines.includes(hot.line) && hot.code.includes("# HOT"),
+        "hottest line: " + JSON.stringify(hot) + ", expected one of " + E.hot_lines);
+  await page.$eval("#lines-panel", (p) => p.scrollIntoView());
+  await page.screenshot({ path: path.join(shots, "html-lines.png") });
+
+  check("no_console_errors", errors.length === 0, errors.join(" | "));
+  check("no_network", requests.length === 0, requests.join(" "));
+}
+
+main().then(() => process.exit(failed ? 1 : 0),
+            (e) => { console.log("FAIL driver: " + (e && e.stack || e)); process.exit(1); });
