@@ -85,35 +85,31 @@ static int read_vm(void *dst, uintptr_t src, size_t n)
     return -1;
 }
 
-/* Whether proc_mem_fd is still the file we opened: a program that closes
- * every fd may have reused the number for one of its own. */
-static int proc_mem_fd_ours(void)
-{
-    return pp_fd_is(proc_mem_fd, proc_mem_dev, proc_mem_ino);
-}
-
+/* The fd is kept only in the sampler's private fd table (own_fd.h); in
+ * any other thread, or where there is none, it lives for one read.  A kept
+ * one is checked to be what we opened, and reopened after fork (an fd
+ * opened before fork reads the parent). */
 static int read_proc_mem(void *dst, uintptr_t src, size_t n)
 {
-    /* An fd opened before fork reads the parent: reopen per pid. */
-    if (proc_mem_pid != pp_state.pid || !proc_mem_fd_ours()) {
-        if (proc_mem_fd_ours())
-            close(proc_mem_fd);
-        proc_mem_fd = -1;
-        int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    int fd = proc_mem_fd, kept = 1;
+    if (!pp_fd_keep() || proc_mem_pid != pp_state.pid ||
+        !pp_fd_is(fd, proc_mem_dev, proc_mem_ino)) {
+        fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
-        fd = pp_fd_high(fd);
         struct stat st;
-        if (fstat(fd, &st) != 0) {
-            close(fd);
-            return -1;
+        kept = pp_fd_keep() && fstat(fd, &st) == 0;
+        if (kept) {
+            proc_mem_fd = fd;
+            proc_mem_dev = st.st_dev;
+            proc_mem_ino = st.st_ino;
+            proc_mem_pid = pp_state.pid;
         }
-        proc_mem_fd = fd;
-        proc_mem_dev = st.st_dev;
-        proc_mem_ino = st.st_ino;
-        proc_mem_pid = pp_state.pid;
     }
-    if (pread(proc_mem_fd, dst, n, (off_t)src) == (ssize_t)n)
+    int ok = pread(fd, dst, n, (off_t)src) == (ssize_t)n;
+    if (!kept)
+        close(fd);
+    if (ok)
         return 0;
     faults++;
     return -1;

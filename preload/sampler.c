@@ -22,11 +22,13 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "own_fd.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
 #include "sampler.h"
 #include "state.h"
+#include "uncounted.h"
 #include "writer.h"
 
 #define TIMER_COOKIE 0x50797066
@@ -361,10 +363,24 @@ static void spin_loop(const sigset_t *set)
     }
 }
 
+/* The sampler's end.  If every thread of the program has ended meanwhile,
+ * the last one is in exit() (uncounted.h), and so is the process: it must
+ * not end as a thread too. */
+static void *leave(void)
+{
+    if (!pp_recount_sampler())
+        for (;;)
+            pause();
+    return NULL;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = gettid_raw();
+    if (pp_fd_table_private() != 0)
+        pp_log(1, "no private fd table (%s); the profile is opened for each "
+                  "write", strerror(errno));
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
@@ -374,7 +390,7 @@ static void *sampler_main(void *arg)
         spin_loop(&set);
         running = 0;
         atomic_store(&acked, 1);
-        return NULL;
+        return leave();
     }
     /* Where the timer's next expiry falls, for count_late. */
     const uint64_t iv = 1000000000ULL / pp_config.hz;
@@ -384,7 +400,7 @@ static void *sampler_main(void *arg)
         pp_warn("timer_create: %s; this process is not profiled",
                 strerror(errno));
         running = 0;
-        return NULL;
+        return leave();
     }
     for (;;) {
         siginfo_t si;
@@ -407,7 +423,7 @@ static void *sampler_main(void *arg)
     timer_delete(timer);
     running = 0;
     atomic_store(&acked, 1);
-    return NULL;
+    return leave();
 }
 
 int sampler_start(void)
@@ -432,7 +448,12 @@ int sampler_start(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 << 10);
+    pp_uncount_prepare();
     int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    if (r == 0)
+        pp_uncount_sampler();
+    else
+        pp_uncount_cancel();
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
