@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -75,10 +76,16 @@ void safe_section_faulted(void)
     faults++;
 }
 
+/* Our memory named by the calling thread's id, not the process id: once
+ * the main thread has ended with pthread_exit (the other threads going
+ * on), the process id names a task without memory, and both
+ * process_vm_readv and /proc/self/mem fail on it. */
+static pid_t self_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
 static int read_vm(void *dst, uintptr_t src, size_t n)
 {
     struct iovec l = { dst, n }, r = { (void *)src, n };
-    ssize_t got = process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0);
+    ssize_t got = process_vm_readv(self_tid(), &l, 1, &r, 1, 0);
     if (got == (ssize_t)n)
         return 0;
     faults++;
@@ -94,7 +101,7 @@ static int read_proc_mem(void *dst, uintptr_t src, size_t n)
     int fd = proc_mem_fd, kept = 1;
     if (!pp_fd_keep() || proc_mem_pid != pp_state.pid ||
         !pp_fd_is(fd, proc_mem_dev, proc_mem_ino)) {
-        fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+        fd = open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
         struct stat st;
@@ -136,7 +143,7 @@ static enum read_path syscall_path(void)
 {
     uint64_t probe = 0x5059505246ULL, got = 0;
     struct iovec l = { &got, sizeof got }, r = { &probe, sizeof probe };
-    if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) == sizeof got && got == probe)
+    if (process_vm_readv(self_tid(), &l, 1, &r, 1, 0) == sizeof got && got == probe)
         return PATH_VM_READV;
     path = PATH_PROC_MEM;
     if (read_proc_mem(&got, (uintptr_t)&probe, sizeof got) == 0 && got == probe)

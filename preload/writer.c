@@ -526,7 +526,11 @@ static void write_header(char *const *argv, uint64_t interval_ns,
         put_bytes(&b, argv[i], n);
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    /* The thread's view: the process's fails once main has ended with
+     * pthread_exit. */
+    ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     put_str(&b, exe);
     put_str(&b, pyvm_version());
