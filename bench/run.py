@@ -93,7 +93,8 @@ class Bench:
         self.lib = os.path.join(self.build, ".libs", "libpyprof.so")
         self.merge = os.path.join(self.build, "pyprof-merge")
         self.tool = {t: os.path.join(self.build, "bench", t)
-                     for t in ("pp-dump", "pp-gen", "pp-spawn", "pp-waker")}
+                     for t in ("pp-dump", "pp-gen", "pp-spawn", "pp-waker",
+                               "pp-flushfd")}
         self.py = a.python
         self.tmp = tempfile.mkdtemp(prefix="pyprof-bench-")
         self.rows = []
@@ -585,6 +586,28 @@ class Bench:
         if errs:
             self.notes.append("merge failures: " + "; ".join(errs[:3]))
 
+    # ------------------------------------------------------------ figure 4, flush
+    def fig4_flush(self):
+        """One flush written through the fd the sampler keeps in its
+        private fd table, against opening, checking and closing the file at
+        every flush (the fallback where the kernel refuses a private
+        table), for a small and a typical flush."""
+        rounds = 500 if self.quick else 3000
+        for size in (512, 8192):
+            r = subprocess.run([self.tool["pp-flushfd"], self.tmp, str(size), str(rounds)],
+                               capture_output=True, text=True)
+            v = {k: int(x) for k, x in re.findall(r"(\w+) (\d+)", r.stdout)}
+            if "kept_ns" not in v:
+                self.notes.append("pp-flushfd failed: " + r.stderr.strip()[:200])
+                return
+            add = v["reopen_ns"] - v["kept_ns"]
+            flushes = 1000 / 200.0
+            self.add(4, "flush of %d B: open+fstat+write+close vs write" % size,
+                     "%s vs %s (+%s, %.4f %% of a CPU at 5 flushes/s)" % (
+                         fmt_ns(v["reopen_ns"]), fmt_ns(v["kept_ns"]), fmt_ns(add),
+                         add * flushes / 1e9 * 100),
+                     "", "n/a")
+
     # ------------------------------------------------------------ figure 6
     def fig6(self):
         n_true = 100 if self.quick else 300
@@ -791,6 +814,7 @@ class Bench:
                 self.fig2()
             if "4" in figs:
                 self.perf()
+                self.fig4_flush()
             if "3" in figs:
                 self.fig3()
             if "5" in figs:
