@@ -481,6 +481,7 @@ void sampler_reset_child(void)
     running = 0;
     sampler_tid = 0;
     file_open = 0;
+    pp_uncount_reset_child();
     atomic_store(&finishing, 0);
     memset(&counters, 0, sizeof counters);
     if (threads)

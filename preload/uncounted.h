@@ -32,4 +32,7 @@ int pp_uncount_sampler(void);
  * return, since its own end would count as a last thread again. */
 int pp_recount_sampler(void);
 
+/* Fork child: only the thread that forked is left; none is out. */
+void pp_uncount_reset_child(void);
+
 #endif
