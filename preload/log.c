@@ -37,9 +37,10 @@ static void emit(const char *fmt, va_list ap)
             fd = 2;
     } else if (pp_fd_keep()) {
         /* The sampler's private fd table has no stderr: the program's, by
-         * its /proc name, for this one message. */
+         * its /proc name, for this one message.  Non-blocking: opening a
+         * pipe whose reader is gone would wait for a reader for ever. */
         fd = open("/proc/self/fd/2",
-                  O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+                  O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
         opened = fd >= 0;
     }
     ssize_t w = write(fd, buf, len);
