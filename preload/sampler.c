@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,7 @@ static size_t threads_cap, threads_used;
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
+static int main_gone;       /* the main thread ended with pthread_exit */
 
 extern char **pp_argv;      /* preload.c */
 
@@ -167,8 +169,12 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     if (!t->depth)
         return;
     /* A thread state whose OS thread is gone (the parent's threads in a
-     * fork child, before CPython prunes them) is not sampled. */
-    if (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0)
+     * fork child, before CPython prunes them; a main thread that ended
+     * with pthread_exit, which CPython never prunes) is not sampled. */
+    if (t->native_tid == PYVM_TID_ENDED ||
+        (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0))
+        return;
+    if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
         return;
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)
@@ -185,6 +191,23 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     s->wall_ns = now;
     writer_sample(s->idx, t, flags);
     counters.samples++;
+}
+
+/* The main thread that ended with pthread_exit while others go on stays a
+ * zombie until the process ends: its CPU clock still answers, but the
+ * kernel no longer finds memory behind its id.  Asked at most every 10 ms
+ * (a system call of about a microsecond). */
+#define MAIN_CHECK_NS 10000000ULL
+static void check_main(uint64_t now)
+{
+    static uint64_t last;
+    if (main_gone || now - last < MAIN_CHECK_NS)
+        return;
+    last = now;
+    char probe = 0, got;
+    struct iovec l = { &got, 1 }, r = { &probe, 1 };
+    if (process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0) < 0 && errno == ESRCH)
+        main_gone = 1;
 }
 
 static void flush(uint64_t now)
@@ -231,6 +254,7 @@ static void tick(void)
      * idle one while the interpreter finalizes and has nothing to sample. */
     if (pyvm_ready()) {
         unsigned rejected = 0;
+        check_main(now);
         writer_tick_begin(now);
         if (pyvm_sample(on_thread, &now, &rejected) < 0)
             rejected++;
@@ -481,6 +505,7 @@ void sampler_reset_child(void)
     running = 0;
     sampler_tid = 0;
     file_open = 0;
+    main_gone = 0;
     pp_uncount_reset_child();
     atomic_store(&finishing, 0);
     memset(&counters, 0, sizeof counters);

@@ -430,6 +430,12 @@ static void last_thread(const struct pp_python *py, const char *mode,
     double n = samples_in(doc, pid, "last_burn");
     pp_expect(py, n >= burn_s * HZ * 0.1, "%s: %.0f samples of the last thread "
               "in last_burn, expected at least %.0f", mode, n, burn_s * HZ * 0.1);
+    /* A main thread that has ended is not sampled on (CPython keeps its
+     * thread state): at most the moment before it ended, and the 10 ms
+     * the sampler takes to notice. */
+    double dead = samples_in(doc, pid, "end_main_thread");
+    pp_expect(py, dead <= 0.05 * HZ, "%s: %.0f samples of the ended main thread "
+              "in end_main_thread, expected at most %.0f", mode, dead, 0.05 * HZ);
 }
 
 PP_TEST(lifecycle, a_fork_child_whose_forking_worker_thread_returns_ends_as_without_the_preload,
