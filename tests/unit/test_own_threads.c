@@ -8,6 +8,7 @@
  * Each case runs in a fork child, which the test waits for with a bound.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,8 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "own_fd.h"
+#include "pyprof/format.h"
+#include "state.h"
 #include "uncounted.h"
+#include "writer.h"
 
 /* Waits for pid at most 20 s; kills it after that.  Returns the status,
  * or -1 if it had to be killed. */
@@ -134,4 +139,86 @@ Test(own_threads, a_private_fd_table_shares_no_fd_with_the_process)
     close(hi);
     close(p[0]);
     close(p[1]);
+}
+
+/* ------------------------------------------------------------ the writer */
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Writes a small file in the calling thread; the process's fd count seen
+ * after creating it, after a flush and after its end. */
+struct fd_counts { int made, open, flushed, ended, ok; };
+
+static void *write_small(void *arg)
+{
+    struct fd_counts *c = arg;
+    if (c->made && pp_fd_table_private() != 0) {
+        c->made = -1;
+        return NULL;
+    }
+    char *argv[] = { "python3", "app.py", NULL };
+    struct pp_counters k = { 0 };
+    c->ok = writer_open(argv, 10000000) == 0;
+    c->open = count_fds();
+    writer_flush(&k);
+    c->flushed = count_fds();
+    writer_end(PP_END_EXIT, 0, &k);
+    c->ended = count_fds();
+    return NULL;
+}
+
+static void writer_setup(void)
+{
+    static char dir[] = "/tmp/pyprof-unit.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/out", dir);
+    pp_config.hz = 100;
+    pp_state.pid = getpid();
+    pp_state.uid = 0x1234;
+}
+
+Test(own_threads, without_a_private_table_the_writer_holds_no_fd_between_writes)
+{
+    writer_setup();
+    int before = count_fds();
+    struct fd_counts c = { 0 };
+    write_small(&c);
+    cr_assert(c.ok, "writer_open failed");
+    /* count_fds's own directory fd is counted every time alike. */
+    cr_expect(c.open == before && c.flushed == before && c.ended == before,
+              "fds: %d before, %d after creating, %d after a flush, %d after "
+              "the end", before, c.open, c.flushed, c.ended);
+    writer_forget();
+}
+
+Test(own_threads, a_private_table_keeps_the_writers_fd_out_of_the_process)
+{
+    writer_setup();
+    int before = count_fds();
+    struct fd_counts c = { .made = 1 };
+    pthread_t t;
+    cr_assert(pthread_create(&t, NULL, write_small, &c) == 0);
+    pthread_join(t, NULL);
+    if (c.made < 0) {
+        fprintf(stderr, "SKIP: close_range(CLOSE_RANGE_UNSHARE) refused here\n");
+        return;
+    }
+    cr_assert(c.ok, "writer_open failed");
+    /* /proc/self/fd is the process's table, whichever thread reads it;
+     * the directory fd of the thread's listing is in the thread's table,
+     * the main thread's was counted in `before`. */
+    before--;
+    cr_expect(c.open == before && c.flushed == before && c.ended == before,
+              "fds: %d before, %d after creating, %d after a flush, %d after "
+              "the end", before, c.open, c.flushed, c.ended);
+    writer_forget();
 }
