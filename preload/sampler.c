@@ -7,6 +7,7 @@
  * tgkill and wait for the acknowledgement, bounded, using only
  * async-signal-safe calls.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -322,14 +323,34 @@ static int take_signal(const sigset_t *set, siginfo_t *si,
     return (int)syscall(SYS_rt_sigtimedwait, set, si, timeout, (size_t)(_NSIG / 8));
 }
 
+/* A thread of the program other than the main one (which has ended), for
+ * a signal to go to; 0 if there is none. */
+static pid_t some_thread(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    pid_t found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid > 0 && tid != pp_state.pid && tid != atomic_load(&sampler_tid))
+            found = tid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Hands a signal that reached us through take_signal to where it
  * belongs: a timer tick, a kick from pp_finish (nothing to do: the
  * request is read anyway), or the application's own use of this signal
- * number, which goes to the main thread. */
+ * number, which goes to the main thread, or to another thread of the
+ * program once the main thread has ended. */
 static void other_signal(const siginfo_t *si)
 {
-    if (!(si->si_code == SI_TKILL && si->si_pid == pp_state.pid))
-        syscall(SYS_tgkill, pp_state.pid, pp_state.pid, si->si_signo);
+    if (si->si_code == SI_TKILL && si->si_pid == pp_state.pid)
+        return;
+    pid_t to = main_gone ? some_thread() : pp_state.pid;
+    if (to > 0)
+        syscall(SYS_tgkill, pp_state.pid, to, si->si_signo);
 }
 
 /* When the file ends: the thread may have been off a CPU since it last
