@@ -24,6 +24,13 @@ import time
 libc = ctypes.CDLL(None)
 
 
+def say(line):
+    # One write per line: print()'s pieces (words, end) are separate
+    # writes, which another thread's output may come between.
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def burn(seconds):
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -49,14 +56,14 @@ def fork_from_worker():
         pid = os.fork()
         if pid:
             _, status = os.waitpid(pid, 0)
-            print("child", "exit" if os.WIFEXITED(status) else "signal",
-                  os.waitstatus_to_exitcode(status), flush=True)
+            say("child %s %d" % ("exit" if os.WIFEXITED(status) else "signal",
+                                 os.waitstatus_to_exitcode(status)))
             return
         t = threading.Thread(target=burn, args=(0.1,))
         t.start()
         t.join()
         last_burn(0.5)
-        print("child end", flush=True)
+        say("child end")
         c_printf_unflushed("child buffered by C\n")
 
     w = threading.Thread(target=worker)
@@ -66,7 +73,7 @@ def fork_from_worker():
 def main_exits():
     def worker():
         last_burn(0.6)
-        print("worker done", flush=True)
+        say("worker done")
         c_printf_unflushed("buffered by C\n")
 
     threading.Thread(target=worker).start()
@@ -79,7 +86,7 @@ def staggered():
             last_burn(0.8)
         else:
             burn(0.1 * (3 - i))
-        print("worker", i, "done", flush=True)
+        say("worker %d done" % i)
         if i == 0:
             c_printf_unflushed("buffered by C\n")
 
