@@ -168,11 +168,15 @@ def compare(args, entries):
     files = set(plain_files) | set(pyprof_files)
 
     unexpected, accepted, notes = [], [], []
+    listed_failures = set()     # files with a listed failing test case
 
     def judge(key, a, b):
         if a == b:
-            if a not in ("passed", "skipped", "expected failure", "resource denied") \
-                    and not find(entries, key, ("fails", "ignore", "flaky")):
+            if a in ("passed", "skipped", "expected failure", "resource denied"):
+                return True
+            if find(entries, key, ("fails", "ignore", "flaky")):
+                listed_failures.add(file_of(key, files))
+            elif key not in listed_failures:
                 notes.append("%s: %s in both runs, and not listed in %s as "
                              "failing plainly" % (key, a, args.known))
             return True
@@ -210,6 +214,9 @@ def compare(args, entries):
             print("  NOTE: %s (%s) did not differ in this run: the fix it "
                   "waited for may have landed; remove the entry"
                   % (e.pattern, e.where))
+        elif e.kind == "fails" and not e.used:
+            print("  NOTE: %s (%s) did not fail in both runs: is the entry "
+                  "still right?" % (e.pattern, e.where))
     if unexpected:
         print("compare: %d outcome(s) differ under pyprof-run" % len(unexpected))
         return 1
