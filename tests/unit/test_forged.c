@@ -260,3 +260,38 @@ Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
     rmdir(fifo);
     free(raw.b);
 }
+
+Test(forged, a_source_is_read_no_further_than_64_mib_for_the_lines_report,
+     .timeout = 60)
+{
+    /* line 1, then one line of 64 MiB (a hole: no disk), then the sampled
+     * line 3: a profile may name any file, with any line number */
+    char dir[] = "/tmp/pyprof-big.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/big.py", dir);
+    FILE *src = fopen(path_py, "w");
+    cr_assert_not_null(src);
+    fputs("def f():\n", src);
+    cr_assert_eq(fseek(src, 64L << 20, SEEK_SET), 0);
+    fputs("\n    far = 'beyond the cap'\n", src);
+    cr_assert_eq(fclose(src), 0);
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, path_py);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 6 }, 4);      /* line 3 */
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "\n      1                                def f():\n"), "%s", ln);
+    cr_assert(strstr(ln, "\n      3          1          1   100.0  \n"), "%s", ln);
+    cr_assert_null(strstr(ln, "beyond the cap"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(dir);
+    free(raw.b);
+}
