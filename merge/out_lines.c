@@ -112,10 +112,11 @@ static int next_line(struct source *s, char *buf, size_t cap)
  * block on or never finish. */
 static FILE *open_source(const char *path)
 {
-    if (!path[0])
+    struct stat st;
+    /* not even opened otherwise: opening a device can act (a tape rewinds) */
+    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
     if (fd < 0)
         return NULL;
     FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
