@@ -261,8 +261,7 @@ Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
     free(raw.b);
 }
 
-Test(forged, a_source_is_read_no_further_than_64_mib_for_the_lines_report,
-     .timeout = 60)
+Test(forged, a_source_is_read_no_further_than_64_mib_for_the_lines_report)
 {
     /* line 1, then one line of 64 MiB (a hole: no disk), then the sampled
      * line 3: a profile may name any file, with any line number */

@@ -122,7 +122,7 @@ Test(unprofiled, unknown_keys_ignored_and_control_bytes_masked)
     cr_expect_str_eq(u.reason, "r?");
 }
 
-Test(unprofiled, a_fifo_or_device_with_a_record_name_is_not_read, .timeout = 20)
+Test(unprofiled, a_fifo_or_device_with_a_record_name_is_not_read)
 {
     char dir[] = "/tmp/pyprof-unit.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
