@@ -294,3 +294,27 @@ Test(forged, a_source_is_read_no_further_than_64_mib_for_the_lines_report)
     rmdir(dir);
     free(raw.b);
 }
+
+Test(forged, a_span_past_the_end_of_time_is_capped_not_wrapped)
+{
+    /* an END whose monotonic span runs past 2^64 ns from the start: the
+     * tree lasts until the largest time the formats hold (int64 ns), it
+     * does not wrap to nothing */
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, "f.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    rec(&raw, PP_REC_END, (uint64_t[]){ 1700000000000000000ULL, PP_END_EXIT, 0,
+                                        1, 0, 0, 0, 1, 0, 0, UINT64_MAX - 1 }, 11);
+    const char *path = to_file(&raw);
+    char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    /* (INT64_MAX - the header's start) ns */
+    cr_assert(strstr(text, "duration        7523372036.85 s"), "%s", text);
+    free(text);
+    unlink(path);
+    free(raw.b);
+}
