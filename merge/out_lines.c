@@ -87,11 +87,15 @@ static int next_line(struct source *s, char *buf, size_t cap)
     if (from < 0 || !fgets(buf, (int)cap, s->f))
         return 0;
     off_t to = ftello(s->f);
-    s->left = to > from && (size_t)(to - from) < s->left ? s->left - (size_t)(to - from) : 0;
+    size_t took = to > from ? (size_t)(to - from) : 0;
+    s->left = took < s->left ? s->left - took : 0;
+    /* the line ended where fgets stopped on its newline, whatever NUL
+     * bytes came before it */
+    int ended = took && took < cap && buf[took - 1] == '\n';
     size_t n = strlen(buf);
-    if (n && buf[n - 1] == '\n') {
+    if (n && buf[n - 1] == '\n')
         buf[--n] = 0;
-    } else {
+    if (!ended) {
         int ch;
         while (s->left && (ch = fgetc(s->f)) != EOF) {
             s->left--;

@@ -318,3 +318,32 @@ Test(forged, a_span_past_the_end_of_time_is_capped_not_wrapped)
     unlink(path);
     free(raw.b);
 }
+
+Test(forged, a_nul_byte_in_a_source_line_does_not_shift_the_lines_after_it)
+{
+    char dir[] = "/tmp/pyprof-nul.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/nul.py", dir);
+    FILE *src = fopen(path_py, "w");
+    cr_assert_not_null(src);
+    fwrite("def f():\n    a = 1\0 b\n    third = 3\n", 1, 36, src);
+    cr_assert_eq(fclose(src), 0);
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, path_py);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 6 }, 4);      /* line 3 */
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "\n      2" "                                    a = 1\n"), "%s", ln);
+    cr_assert(strstr(ln, "\n      3          1          1   100.0      third = 3\n"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(dir);
+    free(raw.b);
+}
