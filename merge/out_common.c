@@ -1,4 +1,5 @@
 /* out_common.c — small pieces every output writer needs. */
+#include <stdint.h>
 #include <string.h>
 
 #include "output.h"
@@ -28,16 +29,37 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
     return 2;
 }
 
-double out_duration(const struct m_proc *p)
+uint64_t out_duration_ns(const struct m_proc *p)
 {
     const struct rd_file *f = p->f;
     /* The monotonic span when the file has one: wall-clock start and end
      * are off by any step of the clock in between. */
     if (f->complete && f->span_ns)
-        return (double)f->span_ns / 1e9;
+        return f->span_ns;
     uint64_t last = f->complete && f->end_ns > f->last_tick_ns ? f->end_ns
                                                                : f->last_tick_ns;
-    return last > f->start_ns ? (double)(last - f->start_ns) / 1e9 : 0;
+    return last > f->start_ns ? last - f->start_ns : 0;
+}
+
+double out_duration(const struct m_proc *p)
+{
+    return (double)out_duration_ns(p) / 1e9;
+}
+
+uint64_t out_tree_span(const struct model *m, uint64_t *first)
+{
+    /* In integers, ends capped at the largest int64 (pprof's times): a
+     * forged span must not wrap around to a short run. */
+    const uint64_t most = INT64_MAX;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        uint64_t start = m->procs[i].f->start_ns, d = out_duration_ns(&m->procs[i]);
+        uint64_t end = start >= most || d >= most - start ? most : start + d;
+        lo = start < lo ? start : lo;
+        hi = end > hi ? end : hi;
+    }
+    *first = m->nprocs ? lo : 0;
+    return hi > lo ? hi - lo : 0;
 }
 
 /* No overlong forms, no surrogates, nothing above U+10FFFF. */

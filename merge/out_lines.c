@@ -21,6 +21,15 @@
 #define SPAN_MAX 400
 /* Source text shown per line, in bytes. */
 #define TEXT_MAX 160
+/* Bytes read from one source at most: a profile (untrusted) may name any
+ * regular file, a huge log or /proc/kcore, with a line number far into
+ * it, and reading would then take as long as the file is big. */
+#define SOURCE_MAX (64u << 20)
+
+struct source {
+    FILE *f;                     /* NULL: not readable                    */
+    size_t left;                 /* bytes it may still be read            */
+};
 
 struct lines_ctx {
     const struct model *m;
@@ -64,19 +73,35 @@ static int count_frames(struct lines_ctx *c)
     return 0;
 }
 
-/* Reads the next line of f into buf (at most TEXT_MAX bytes kept, the
- * rest of a longer line skipped, no newline); 0 at the end. */
-static int next_line(FILE *f, char *buf, size_t cap)
+/* Reads the next line of s into buf (at most TEXT_MAX bytes kept, the
+ * rest of a longer line skipped, no newline); 0 at the end, or once
+ * SOURCE_MAX bytes were read. */
+static int next_line(struct source *s, char *buf, size_t cap)
 {
-    if (!f || !fgets(buf, (int)cap, f))
+    if (!s->f || s->left < 2)
         return 0;
+    if (cap > s->left)
+        cap = s->left;
+    /* what fgets took, by position: a NUL byte ends buf's string early */
+    off_t from = ftello(s->f);
+    if (from < 0 || !fgets(buf, (int)cap, s->f))
+        return 0;
+    off_t to = ftello(s->f);
+    size_t took = to > from ? (size_t)(to - from) : 0;
+    s->left = took < s->left ? s->left - took : 0;
+    /* the line ended where fgets stopped on its newline, whatever NUL
+     * bytes came before it */
+    int ended = took && took < cap && buf[took - 1] == '\n';
     size_t n = strlen(buf);
-    if (n && buf[n - 1] == '\n') {
+    if (n && buf[n - 1] == '\n')
         buf[--n] = 0;
-    } else {
+    if (!ended) {
         int ch;
-        while ((ch = fgetc(f)) != EOF && ch != '\n')
-            ;
+        while (s->left && (ch = fgetc(s->f)) != EOF) {
+            s->left--;
+            if (ch == '\n')
+                break;
+        }
     }
     if (n && buf[n - 1] == '\r')
         buf[--n] = 0;
@@ -91,10 +116,11 @@ static int next_line(FILE *f, char *buf, size_t cap)
  * block on or never finish. */
 static FILE *open_source(const char *path)
 {
-    if (!path[0])
+    struct stat st;
+    /* not even opened otherwise: opening a device can act (a tape rewinds) */
+    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
     if (fd < 0)
         return NULL;
     FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
@@ -133,8 +159,8 @@ static void function(FILE *o, struct lines_ctx *c, uint32_t fi, uint32_t *fr)
             m->samples ? 100.0 * (double)fn->total / (double)m->samples : 0,
             (unsigned long long)fn->self);
     long lo = fn->firstline, hi = n ? m->frames[fr[n - 1]].line : 0;
-    FILE *src = open_source(fn->file);
-    if (!src)
+    struct source src = { open_source(fn->file), SOURCE_MAX };
+    if (!src.f)
         fprintf(o, "(source not readable: %s)\n", fn->file);
     fprintf(o, "\n%7s %10s %10s %7s  %s\n", "Line", "Samples", "Self", "% func",
             "Source");
@@ -150,20 +176,20 @@ static void function(FILE *o, struct lines_ctx *c, uint32_t fi, uint32_t *fr)
     for (; i < n; i++) {
         long line = m->frames[fr[i]].line;
         if (all && at < lo - 1)
-            while (at < lo - 1 && next_line(src, buf, sizeof buf))
+            while (at < lo - 1 && next_line(&src, buf, sizeof buf))
                 at++;
         /* the unsampled lines before this one, when showing them all */
-        while (all && at + 1 < line && src && next_line(src, buf, sizeof buf))
+        while (all && at + 1 < line && next_line(&src, buf, sizeof buf))
             if (++at >= lo)
                 row(o, at, 0, 0, 0, buf);
         const char *text = "";
-        while (at < line && src && next_line(src, buf, sizeof buf))
+        while (at < line && next_line(&src, buf, sizeof buf))
             if (++at == line)
                 text = buf;
         row(o, line, c->total[fr[i]], c->self[fr[i]], fn->total, text);
     }
-    if (src)
-        fclose(src);
+    if (src.f)
+        fclose(src.f);
 }
 
 int out_lines(FILE *o, const struct model *m, const struct out_options *opt)

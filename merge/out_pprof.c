@@ -309,20 +309,18 @@ int out_pprof(FILE *o, const struct model *m, const struct out_options *opt)
     for (int k = 0; k < M_NMODES; k++)
         value_type(&p, P_SAMPLE_TYPE, &sub, &t, names[k], "nanoseconds");
     pb_uint(&p, P_DEFAULT_SAMPLE_TYPE, intern(&t, out_mode_name(m->opt.mode)));
-    uint64_t first = UINT64_MAX, last = 0, period = 0;
+    uint64_t period = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct m_proc *pr = &m->procs[i];
         model_argv_str(pr, cmd, sizeof cmd);
         pl[i].command = intern(&t, cmd);
-        uint64_t end = pr->f->start_ns + (uint64_t)(out_duration(pr) * 1e9);
-        first = pr->f->start_ns < first ? pr->f->start_ns : first;
-        last = end > last ? end : last;
         if (!period)
             period = pr->f->interval_ns;
     }
     if (m->nprocs) {
+        uint64_t first, span = out_tree_span(m, &first);
         pb_uint(&p, P_TIME_NANOS, first);
-        pb_uint(&p, P_DURATION_NANOS, last - first);
+        pb_uint(&p, P_DURATION_NANOS, span);
     }
     /* One mapping that says the functions, files and lines are all
      * there: pprof then leaves the names alone (it would otherwise try to

@@ -10,21 +10,16 @@
 
 static void totals(FILE *o, const struct model *m)
 {
-    uint64_t first = UINT64_MAX, last = 0, ticks = 0, asked_ns = 0;
+    uint64_t first, ticks = 0, asked_ns = 0;
     double busy_s = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct rd_file *f = m->procs[i].f;
-        if (f->start_ns < first)
-            first = f->start_ns;
-        uint64_t end = f->start_ns + (uint64_t)(out_duration(&m->procs[i]) * 1e9);
-        if (end > last)
-            last = end;
         ticks += f->counters.ticks;
         busy_s += out_duration(&m->procs[i]);
         if (!asked_ns)
             asked_ns = f->interval_ns;
     }
-    double dur = last > first ? (double)(last - first) / 1e9 : 0;
+    double dur = (double)out_tree_span(m, &first) / 1e9;
     fprintf(o, "pyprof report, mode %s\n\nTotals\n", out_mode_name(m->opt.mode));
     fprintf(o, "  processes       %zu (%u Python)\n", m->nprocs, m->python_procs);
     fprintf(o, "  samples         %llu in %s mode (%llu in all)\n",

@@ -44,8 +44,12 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
 /* s as a JSON string: escaped, and bytes that are not UTF-8 (a damaged
  * or forged file; CPython's own strings always are) as U+FFFD. */
 void out_json_str(FILE *o, const char *s);
-/* Seconds between a process's first and last known moment. */
+/* Seconds (ns) between a process's first and last known moment. */
 double out_duration(const struct m_proc *p);
+uint64_t out_duration_ns(const struct m_proc *p);
+/* ns from the first process's start to the last one's end, that start
+ * in *first (0 without processes). */
+uint64_t out_tree_span(const struct model *m, uint64_t *first);
 /* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
  * 0 when it is not one. */
 size_t out_utf8_len(const unsigned char *s);

@@ -1,12 +1,13 @@
 /*
  * timeline.c — a process's samples per thread in time order, spooled to
- * one unlinked temporary file (timeline.h says why).
+ * one temporary file with no name (timeline.h says why).
  *
  * The second reading stops at the number of samples the first one read:
  * a file still being written (a process that is still running) has more
  * by now, and the timelines must show what the rest of the report counts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,12 +162,22 @@ static void on_sample(void *arg, const struct rd_file *f, uint32_t thread,
     th->pending_leaf = leaf;
 }
 
-static int spool_fd(void)
+/* The spool: in $TMPDIR (or /tmp), which *dir names for messages. */
+static int spool_fd(const char **dir)
 {
-    const char *dir = getenv("TMPDIR");
+    const char *d = getenv("TMPDIR");
+    *dir = d && *d ? d : "/tmp";
+    /* Never named, where the file system allows it; else named for the
+     * moment between mkostemp and unlink, mode 0600. */
+    int fd = open(*dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
     char path[4096];
-    snprintf(path, sizeof path, "%s/pyprof-merge.XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
+    if (snprintf(path, sizeof path, "%s/pyprof-merge.XXXXXX", *dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkostemp(path, O_CLOEXEC);
     if (fd >= 0)
         unlink(path);
     return fd;
@@ -183,10 +194,11 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
     t->m = m;
     t->proc = proc;
     t->limit = p->f->samples;
-    t->fd = spool_fd();
+    const char *dir;
+    t->fd = spool_fd(&dir);
     if (t->fd < 0) {
-        fprintf(stderr, "pyprof-merge: cannot make a temporary file: %s\n",
-                strerror(errno));
+        fprintf(stderr, "pyprof-merge: cannot make a temporary file in %s "
+                        "($TMPDIR): %s\n", dir, strerror(errno));
         free(t);
         return NULL;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pyprof/unprofiled.h"
@@ -89,10 +90,26 @@ int unprofiled_parse(const char *text, size_t len, struct unprofiled *u,
 int unprofiled_read(const char *path, struct unprofiled *u, char *err,
                     size_t errlen)
 {
-    /* O_NONBLOCK: a FIFO with a record's name must not hang the reader. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    /* Only a regular file: a FIFO or a device with a record's name could
+     * hang the reader or act on being opened (a tape rewinds).  Checked
+     * before the open, and on what was opened. */
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        close(fd);
         return -1;
     }
     char buf[PP_UNPROF_MAX + 1];

@@ -29,7 +29,7 @@
 #include "pyprof/unprofiled.h"
 #include "unprofiled.h"
 
-static pid_t child;
+static volatile pid_t child;   /* 0 once reaped */
 
 static void usage(FILE *o)
 {
@@ -173,9 +173,19 @@ static void receive_records(int sock, const char *dir)
 static int wait_command(int sock, const char *dir, int *st)
 {
     struct pollfd p = { .fd = sock, .events = POLLIN };
+    /* A reaped pid may be anyone's next: forward() must not see it, so
+     * the forwarded signals wait while it is reaped and forgotten. */
+    sigset_t fw, before;
+    sigemptyset(&fw);
+    for (size_t i = 0; i < NFORWARDED; i++)
+        sigaddset(&fw, forwarded[i]);
     for (;;) {
+        sigprocmask(SIG_BLOCK, &fw, &before);
         pid_t r = waitpid(child, st, WNOHANG);
         if (r == child)
+            child = 0;
+        sigprocmask(SIG_SETMASK, &before, NULL);
+        if (r > 0)
             break;
         if (r < 0 && errno != EINTR)
             return -1;

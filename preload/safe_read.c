@@ -1,7 +1,7 @@
 /*
  * safe_read.c — the one fault-tolerant read of interpreter memory.
  *
- * Measured here (REFERENCE §2): a guarded memcpy costs ~13 ns per read,
+ * Measured on the development VM: a guarded memcpy costs ~13 ns per read,
  * process_vm_readv on ourselves ~800 ns.  A sample reads tens of objects,
  * so the guarded copy is the default.  The guard is a sigsetjmp in the
  * reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c keeps in

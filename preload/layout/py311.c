@@ -1,4 +1,4 @@
-/* CPython 3.11: offsets from the 3.11.7 headers (REFERENCE §1.3); also
+/* CPython 3.11: offsets from the 3.11.7 headers; also
  * right for Debian's static 3.11.2. */
 #include "layout.h"
 

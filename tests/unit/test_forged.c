@@ -233,6 +233,22 @@ Test(forged, a_recursive_stack_counts_once_in_pstats_and_per_line_in_lines)
     free(raw.b);
 }
 
+/* A profile of one sample in f (first line 1 of src) at line `line`. */
+static const char *one_sample_in(const char *src, int64_t line)
+{
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, src);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, pp_zigzag(line) }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    free(raw.b);
+    return path;
+}
+
 Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
      .timeout = 20)
 {
@@ -241,15 +257,7 @@ Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
     char path_py[64];
     snprintf(path_py, sizeof path_py, "%s/f.py", fifo);
     cr_assert_eq(mkfifo(path_py, 0600), 0);
-    struct rb raw = { 0 };
-    header(&raw);
-    rec_str(&raw, PP_REC_STRING, 1, "f");
-    rec_str(&raw, PP_REC_STRING, 2, path_py);
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
-    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
-    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
-    const char *path = to_file(&raw);
+    const char *path = one_sample_in(path_py, 2);
     /* opening the FIFO for reading would wait for a writer forever */
     char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
     cr_assert(strstr(ln, "(source not readable: "), "%s", ln);
@@ -258,6 +266,54 @@ Test(forged, a_source_path_that_names_a_fifo_is_not_opened_for_the_lines_report,
     unlink(path);
     unlink(path_py);
     rmdir(fifo);
+}
+
+Test(forged, a_source_is_read_no_further_than_64_mib_for_the_lines_report)
+{
+    /* line 1, then one line of 64 MiB (a hole: no disk), then the sampled
+     * line 3: a profile may name any file, with any line number */
+    char dir[] = "/tmp/pyprof-big.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/big.py", dir);
+    FILE *src = fopen(path_py, "w");
+    cr_assert_not_null(src);
+    fputs("def f():\n", src);
+    cr_assert_eq(fseek(src, 64L << 20, SEEK_SET), 0);
+    fputs("\n    far = 'beyond the cap'\n", src);
+    cr_assert_eq(fclose(src), 0);
+    const char *path = one_sample_in(path_py, 3);
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "\n      1                                def f():\n"), "%s", ln);
+    cr_assert(strstr(ln, "\n      3          1          1   100.0  \n"), "%s", ln);
+    cr_assert_null(strstr(ln, "beyond the cap"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(dir);
+}
+
+Test(forged, a_span_past_the_end_of_time_is_capped_not_wrapped)
+{
+    /* an END whose monotonic span runs past 2^64 ns from the start: the
+     * tree lasts until the largest time the formats hold (int64 ns), it
+     * does not wrap to nothing */
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, "f.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 4 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    rec(&raw, PP_REC_END, (uint64_t[]){ 1700000000000000000ULL, PP_END_EXIT, 0,
+                                        1, 0, 0, 0, 1, 0, 0, UINT64_MAX - 1 }, 11);
+    const char *path = to_file(&raw);
+    char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    /* (INT64_MAX - the header's start) ns */
+    cr_assert(strstr(text, "duration        7523372036.85 s"), "%s", text);
+    free(text);
+    unlink(path);
     free(raw.b);
 }
 
@@ -299,4 +355,24 @@ Test(forged, names_that_close_a_script_element_stay_inside_the_html_data)
     free(page);
     unlink(path);
     free(raw.b);
+}
+
+Test(forged, a_nul_byte_in_a_source_line_does_not_shift_the_lines_after_it)
+{
+    char dir[] = "/tmp/pyprof-nul.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path_py[64];
+    snprintf(path_py, sizeof path_py, "%s/nul.py", dir);
+    FILE *src = fopen(path_py, "w");
+    cr_assert_not_null(src);
+    fwrite("def f():\n    a = 1\0 b\n    third = 3\n", 1, 36, src);
+    cr_assert_eq(fclose(src), 0);
+    const char *path = one_sample_in(path_py, 3);
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    cr_assert(strstr(ln, "\n      2" "                                    a = 1\n"), "%s", ln);
+    cr_assert(strstr(ln, "\n      3          1          1   100.0      third = 3\n"), "%s", ln);
+    free(ln);
+    unlink(path);
+    unlink(path_py);
+    rmdir(dir);
 }

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "forge.h"
 #include "model.h"
 #include "output.h"
 #include "report_of.h"
+#include "timeline.h"
 
 /* outer (/x.py:1) calls inner (/x.py:5); node 1 is outer at line 2, node 2
  * inner at line 6 under it.  Ticks at 1, 3, 6 and 10 ms:
@@ -174,4 +176,34 @@ Test(timeline, a_file_replaced_between_the_readings_shows_what_is_read_again)
     free(doc);
     model_free(m);
     unlink(first);
+}
+
+Test(timeline, a_spool_that_cannot_be_made_names_its_directory)
+{
+    const char *path = two_threads();
+    char log[] = "/tmp/pyprof-stderr.XXXXXX";
+    int lfd = mkstemp(log);
+    cr_assert_geq(lfd, 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(lfd, 2);
+    setenv("TMPDIR", "/nonexistent/pyprof-tmp", 1);
+    char *paths[] = { (char *)path };
+    struct m_options mo = { .mode = MODE_WALL };
+    struct model *m = model_build(paths, 1, &mo, 1);
+    struct tl_proc *t = tl_read(m, 0);
+    unsetenv("TMPDIR");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    cr_assert_null(t);
+    char buf[512] = "";
+    ssize_t n = pread(lfd, buf, sizeof buf - 1, 0);
+    cr_assert_gt(n, 0);
+    has(buf, "cannot make a temporary file in /nonexistent/pyprof-tmp ($TMPDIR): "
+             "No such file or directory");
+    model_free(m);
+    close(lfd);
+    unlink(log);
+    unlink(path);
 }

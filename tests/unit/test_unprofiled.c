@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -119,4 +120,21 @@ Test(unprofiled, unknown_keys_ignored_and_control_bytes_masked)
     cr_expect_eq(u.user, -1);
     cr_expect_str_eq(u.command, "a?[2Jb");
     cr_expect_str_eq(u.reason, "r?");
+}
+
+Test(unprofiled, a_fifo_or_device_with_a_record_name_is_not_read)
+{
+    char dir[] = "/tmp/pyprof-unit.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/1.unprofiled", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    struct unprofiled u;
+    char err[128];
+    cr_assert_eq(unprofiled_read(fifo, &u, err, sizeof err), -1);
+    cr_assert_str_eq(err, "not a regular file");
+    cr_assert_eq(unprofiled_read("/dev/null", &u, err, sizeof err), -1);
+    cr_assert_str_eq(err, "not a regular file");
+    unlink(fifo);
+    rmdir(dir);
 }
