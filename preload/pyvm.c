@@ -264,6 +264,13 @@ static uintptr_t current_frame(const uint8_t *ts, int *ok)
     return f;
 }
 
+/* Interpreter-internal frames (entry shims), not Python frames. */
+static int is_shim(int owner)
+{
+    return L->owner_skip_min >= 0 && owner >= L->owner_skip_min &&
+           owner <= L->owner_skip_max;
+}
+
 /* Reads one frame; returns 1 for a Python frame to record, 0 for a shim
  * to skip, -1 on a read failure. */
 static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
@@ -289,14 +296,19 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;
+        intptr_t refs;
+        /* A freed frame object (on the free list, or its code's zombie)
+         * keeps a stale or free-list f_back: the chain was cut here. */
+        memcpy(&refs, base + L->fr_refcnt, sizeof refs);
+        if (refs <= 0)
+            return -1;
         memcpy(&lasti, base + L->fr_instr, sizeof lasti);
         rf->instr = (uintptr_t)(intptr_t)lasti;
         return rf->code ? 1 : 0;
     }
     memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
     *owner = base[L->fr_owner];
-    if (L->owner_skip_min >= 0 && *owner >= L->owner_skip_min &&
-        *owner <= L->owner_skip_max)
+    if (is_shim(*owner))
         return 0;
     return rf->code ? 1 : 0;
 }
@@ -332,20 +344,58 @@ static int has_cycle(int n)
     return 0;
 }
 
+#define ALIVE_HOPS 64
+
+/* The thread's current innermost frame, read now. */
+static uintptr_t thread_top(uintptr_t tstate, int *ok)
+{
+    uintptr_t f = rd_ptr(tstate + L->ts_frame, ok);
+    if (*ok && L->ts_frame_kind == TS_FRAME_CFRAME && f)
+        f = rd_ptr(f + L->cframe_current, ok);
+    return f;
+}
+
+/* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
+ * thread's current top, with the same code and caller. */
+static int reachable(uintptr_t cur, const struct raw_frame *f)
+{
+    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (read_frame(cur, &chk, &up, &owner) < 0)
+            return 0;
+        if (cur == f->addr)
+            return chk.code == f->code && up == f->prev;
+        if (up == cur)
+            return 0;
+        cur = up;
+    }
+    return 0;
+}
+
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
- * (a real deep stack, or a loop: the caller tells them apart). */
-static int walk_frames(uintptr_t top, int *truncated)
+ * (a real deep stack, or a loop: the caller tells them apart).
+ * *pair_ok: the first frame read was still in the thread's chain after
+ * its caller was read, so the caller was then suspended in that call
+ * (same_chain may then accept a walk whose first frame has returned).
+ * Where every C-level entry into the interpreter pushes a shim frame
+ * (layouts that skip shims), a whole chain ends at one: a chain that ends
+ * at a Python frame was cut (a generator that yielded, and cleared its
+ * caller, between our reads of it and of its caller). */
+static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
+                       int *pair_ok)
 {
-    int n = 0;
+    int n = 0, owner = -1;
     *truncated = 0;
+    *pair_ok = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
-            break;
+            return n;
         }
         uintptr_t prev;
-        int owner;
         int r = read_frame(f, &walk[n], &prev, &owner);
         if (r < 0)
             return -1;
@@ -354,11 +404,25 @@ static int walk_frames(uintptr_t top, int *truncated)
             walk[n].info = NULL;
             walk[n].owner = owner;
             n++;
+            if (n == 2) {
+                int ok = 1;
+                uintptr_t now = thread_top(tstate, &ok);
+                *pair_ok = ok && reachable(now, &walk[0]);
+            }
         }
         if (prev == f)
             return -1;
         f = prev;
     }
+    if (n && L->owner_skip_min >= 0 && !is_shim(owner))
+        return -1;
+    /* Without shims (3.11) a chain ends at the thread's first frame; a
+     * generator's frame (owner 1) ends one only once it has yielded and
+     * cleared its caller: a chain cut there.  (A thread whose first
+     * Python frame is a generator resumed from C loses those samples.) */
+    if (n && L->frames == FRAMES_INTERP && L->owner_skip_min < 0 &&
+        walk[n - 1].owner == 1)
+        return -1;
     return n;
 }
 
@@ -410,9 +474,13 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
             return -1;
         int32_t lasti = lasti_of(a);
         /* A frame still running its setup instructions is not a Python
-         * frame yet (generators excepted: owner 1). */
-        if (L->frames == FRAMES_INTERP && owner != 1 && lasti >= 0 &&
-            lasti < a->info->firsttraceable) {
+         * frame yet (generators excepted: owner 1).  Nor is one that has
+         * not run an instruction (-1) where there are setup instructions:
+         * for a generator or coroutine function that is its creation
+         * (RETURN_GENERATOR), not the generator running. */
+        if (L->frames == FRAMES_INTERP && owner != 1 &&
+            a->info->firsttraceable > 0 &&
+            (lasti < 0 || lasti < a->info->firsttraceable)) {
             a->info = NULL;
             continue;
         }
@@ -466,53 +534,74 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
-/* Whether frame f (as read before) is within ALIVE_HOPS of the current
- * top of the chain, unchanged. */
-#define ALIVE_HOPS 64
-static int still_alive(uintptr_t cur, const struct raw_frame *f, uintptr_t prev,
-                       int same_instr)
+/* The second read of a walk.  From the thread's current top, within
+ * ALIVE_HOPS frames, find the first frame the walk read (the thread may
+ * have called deeper meanwhile), or, when it has returned, the second;
+ * then read the chain again from there to the end: every frame must be
+ * the same frame with the same code and caller, and every frame but the
+ * first read also at the same instruction (a caller does not move while
+ * its callee runs).  A frame popped and pushed again at the same address
+ * between two reads of the first walk (recursion does that all the time)
+ * would let a single check of the first frame pass a chain made of two
+ * moments; reading every frame twice and finding it unchanged does not. */
+static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
 {
-    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+    int k = -1, hops = 0;
+    while (cur && k < 0) {
         struct raw_frame chk;
         uintptr_t up;
         int owner;
-        if (read_frame(cur, &chk, &up, &owner) < 0)
+        if (hops++ >= ALIVE_HOPS || read_frame(cur, &chk, &up, &owner) < 0 ||
+            up == cur)
             return 0;
-        if (cur == f->addr)
-            return chk.code == f->code && up == prev &&
-                   (!same_instr || chk.instr == f->instr);
-        if (up == cur)
+        if (cur == walk[0].addr)
+            k = 0;
+        else if (n > 1 && pair_ok && cur == walk[1].addr)
+            k = 1;
+        else
+            cur = up;
+    }
+    if (k < 0)
+        return 0;
+    while (cur) {
+        if (k == n && truncated)
+            return 1;              /* the rest is beyond the depth cap */
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        int r = read_frame(cur, &chk, &up, &owner);
+        if (r < 0 || up == cur)
             return 0;
+        if (r > 0) {
+            const struct raw_frame *w = &walk[k];
+            if (k >= n || cur != w->addr || chk.code != w->code ||
+                up != w->prev || owner != w->owner ||
+                (k > 0 && chk.instr != w->instr))
+                return 0;
+            k++;
+        }
         cur = up;
     }
-    return 0;
+    return k == n;
 }
 
-/* The walk is consistent if the first frame read is still alive: its
- * callers cannot change while it is, so everything read after it
- * describes the moment it was read.  Alive = still in the thread's
- * current chain (the thread may have called deeper), with the same code
- * and caller.  Or, when the innermost frame has already returned, its
- * caller is still there at the same instruction: it was suspended in that
- * call when the innermost frame was read (in one copy).  Returns the
- * depth, -1 for a torn or unreadable stack (try again), -2 when the
- * thread state itself is gone. */
+/* The walk is consistent if reading it again finds the same chain
+ * (same_chain).  Returns the depth, -1 for a torn or unreadable stack
+ * (try again), -2 when the thread state itself is gone. */
 static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
 {
     int ok = 1;
     uintptr_t top = current_frame(t, &ok);
     if (!ok)
         return -2;
-    int n = top ? walk_frames(top, truncated) : 0;
+    static int pair_ok;    /* static: this runs under sigsetjmp */
+    int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
     if (n < 0)
         return -1;
-    uintptr_t now_top = rd_ptr(tstate + L->ts_frame, &ok);
-    if (ok && L->ts_frame_kind == TS_FRAME_CFRAME && now_top)
-        now_top = rd_ptr(now_top + L->cframe_current, &ok);
+    uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
-    if (n && !still_alive(now_top, &walk[0], walk[0].prev, 0) &&
-        !(n > 1 && still_alive(now_top, &walk[1], walk[1].prev, 1)))
+    if (n && !same_chain(now_top, n, *truncated, pair_ok))
         return -1;
     if (!n && now_top != top)
         return -1;
