@@ -38,6 +38,9 @@ SRC = os.path.dirname(HERE)
 DEFAULT_PY = "/root/.pyenv/versions/3.12.1/bin/python"
 OTHER_PYS = ["/root/.pyenv/versions/%s/bin/python" % v
              for v in ("3.10.13", "3.11.7", "3.12.1", "3.13.0")]
+# Figure 8 also takes these when present (static builds, newer glibc).
+NEWER_PYS = ["/usr/bin/python3.11"] + [
+    "/var/cache/pyprof-pythons/root/usr/bin/python3.%d" % m for m in (14, 15)]
 
 
 def log(msg):
@@ -528,6 +531,35 @@ class Bench:
             floor.append("%dk:%s" % (h // 1000, "?" if m is None else "%.2g%%" % (100 * m)))
         self.add(3, "  machine floor: an empty loop's missed ticks", " ".join(floor), "", "info")
 
+    # ------------------------------------------------------------ figure 8
+    def fig8(self):
+        """Rejected samples (stacks that changed while read) on the code
+        whose stacks change fastest, per interpreter and rate."""
+        dur = 1.5 if self.quick else 4.0
+        pys = [p for p in OTHER_PYS + NEWER_PYS if os.path.exists(p)]
+        if self.sampler_ok:
+            self.add(8, "rejected samples", "n/a", "<= 1 %", "n/a (%s)" % self.sampler_ok)
+            return
+        for wl in ("fib", "generators", "threads"):
+            for hz in (1000, 10000):
+                parts, worst = [], 0.0
+                for py in pys:
+                    ver = subprocess.run([py, "-c", "import platform;"
+                                          "print(platform.python_version())"],
+                                         capture_output=True, text=True).stdout.strip()
+                    arg = "%g" % dur if wl == "threads" else str(self.calibrate(py, wl, dur))
+                    r, tot = self.profiled([py, os.path.join(PY_DIR, wl + ".py"), arg], hz)
+                    n = tot.get("samples", 0) + tot.get("rejected", 0)
+                    if r.rc != 0 or not n:
+                        parts.append("%s n/a" % ver)
+                        continue
+                    share = tot["rejected"] / n
+                    worst = max(worst, share)
+                    parts.append("%s %.2f %% of %d" % (ver, 100 * share, n))
+                log("rejects %s @ %d Hz: %s" % (wl, hz, "; ".join(parts)))
+                self.add(8, "rejected, %s @ %d Hz" % (wl, hz), "; ".join(parts), "<= 1 %",
+                         "PASS" if worst <= 0.01 else "FAIL")
+
     # ------------------------------------------------------------ figure 5
     def fig5(self):
         nfiles = 100 if self.quick else 1000
@@ -781,7 +813,7 @@ class Bench:
         for h in head:
             log(h)
         self.probe()
-        figs = set(self.a.figures.split(",")) if self.a.figures else set("1234567")
+        figs = set(self.a.figures.split(",")) if self.a.figures else set("12345678")
         try:
             if figs & {"1", "7"}:
                 self.fig1()
@@ -797,6 +829,8 @@ class Bench:
                 self.fig5()
             if "6" in figs:
                 self.fig6()
+            if "8" in figs:
+                self.fig8()
         finally:
             if not self.a.keep:
                 shutil.rmtree(self.tmp, ignore_errors=True)
