@@ -29,8 +29,13 @@
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
+#include "thread_cpu.h"
 
-#define MAX_RETRIES 2
+#define MAX_RETRIES 8
+/* Frames: above this many in the thread's previous sample, asking the
+ * kernel twice whether the thread ran (two system calls) is cheaper than
+ * reading the chain again. */
+#define DEEP_STACK  64
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -585,13 +590,49 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     return k == n;
 }
 
-/* The walk is consistent if reading it again finds the same chain
- * (same_chain).  Returns the depth, -1 for a torn or unreadable stack
- * (try again), -2 when the thread state itself is gone. */
-static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
+/* Where the GIL says who ran: its last holder and its number of switches
+ * (incremented whenever a thread other than the last holder takes it). */
+struct gil_mark {
+    uintptr_t holder;
+    unsigned long switches;
+};
+
+static int gil_mark(uintptr_t gil, struct gil_mark *m)
 {
     int ok = 1;
-    uintptr_t top = current_frame(t, &ok);
+    m->holder = rd_ptr(gil + L->gil_holder, &ok);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    m->switches = rd_ptr(gil + L->gil_switches, &ok);
+    return ok;
+}
+
+/* Whether the thread could not have run Python code between two marks:
+ * someone else was the last holder at both and the GIL never changed
+ * hands.  Taking the GIL would have made this thread the last holder and
+ * counted a switch; only the holder taking it back is not counted. */
+static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
+                     const struct gil_mark *b)
+{
+    return a->holder && a->holder != tstate && b->holder == a->holder &&
+           b->switches == a->switches;
+}
+
+/* The walk is consistent if the thread did not hold the GIL at any time
+ * while it was read (gil_quiet: its stack cannot change without it), or
+ * else if reading it again finds the same chain (same_chain).  gil is the
+ * address of the interpreter's GIL state, 0 where switches are not known.
+ * Returns the depth, -1 for a torn or unreadable stack (try again), -2
+ * when the thread state itself is gone. */
+static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                        uint32_t tid, int *truncated)
+{
+    int ok = 1;
+    static struct gil_mark before, after;   /* static: under sigsetjmp */
+    static uint64_t cpu_before, cpu_after;
+    int marked = gil && gil_mark(gil, &before);
+    int timed = tid && pp_thread_cpu_ns(tid, &cpu_before) == 0;
+    uintptr_t top = marked || timed ? thread_top(tstate, &ok)
+                                    : current_frame(t, &ok);
     if (!ok)
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
@@ -601,6 +642,12 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
+    if (marked && n && gil_mark(gil, &after) &&
+        gil_quiet(tstate, &before, &after))
+        return n;
+    if (timed && n && pp_thread_cpu_ns(tid, &cpu_after) == 0 &&
+        cpu_after == cpu_before)
+        return n;                  /* the thread did not run meanwhile */
     if (n && !same_chain(now_top, n, *truncated, pair_ok))
         return -1;
     if (!n && now_top != top)
@@ -609,7 +656,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated)
 }
 
 /* walk_checked in one guarded section: nothing in it but reads. */
-static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated)
+static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                      uint32_t tid, int *truncated)
 {
     sigjmp_buf env;
     if (sigsetjmp(env, 0)) {
@@ -617,7 +665,7 @@ static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated)
         return -1;
     }
     safe_section_arm(&env);
-    int n = walk_checked(tstate, t, truncated);
+    int n = walk_checked(tstate, t, gil, tid, truncated);
     safe_section_end();
     return n;
 }
@@ -639,8 +687,11 @@ static uint32_t native_tid(const uint8_t *ts)
     return tid > 0 ? (uint32_t)tid : 0;
 }
 
-static uintptr_t gil_holder(uintptr_t interp, int *ok)
+/* The thread holding interp's GIL now, and in *gil the address of its
+ * GIL state where walk_checked can tell from it who ran (else 0). */
+static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
 {
+    *gil = 0;
     if (L->gil == GIL_RUNTIME_TSTATE)
         return rd_ptr(runtime + L->rt_gil_tstate, ok);
     if (L->gil == GIL_NONE)
@@ -648,6 +699,8 @@ static uintptr_t gil_holder(uintptr_t interp, int *ok)
     uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);
     if (!g)
         return 0;
+    if (L->gil_switches)
+        *gil = g;
     int32_t locked = 0;
     if (safe_read(&locked, g + L->gil_locked, sizeof locked) != 0 || !locked)
         return 0;
@@ -656,7 +709,7 @@ static uintptr_t gil_holder(uintptr_t interp, int *ok)
 
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
-                         pyvm_thread_fn fn, void *ctx)
+                         uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
@@ -664,7 +717,9 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        int n = read_stack(tstate, t, &truncated);
+        struct ts_cache *was = ts_cache_for(tstate);
+        uint32_t tid = was && was->depth > DEEP_STACK ? native_tid(t) : 0;
+        int n = read_stack(tstate, t, gil, tid, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
@@ -717,7 +772,8 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     if (!ok)
         return -1;
     for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
-        uintptr_t holder = gil_holder(interp, &ok);
+        uintptr_t gil;
+        uintptr_t holder = gil_holder(interp, &gil, &ok);
         uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);
         for (int nt = 0; tstate && ok && nt < MAX_THREADS; nt++) {
             uint8_t ts[4096];
@@ -725,7 +781,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
                 (*rejected)++;
                 break;
             }
-            if (sample_thread(tstate, ts, holder, fn, ctx))
+            if (sample_thread(tstate, ts, holder, gil, fn, ctx))
                 passed++;
             else
                 (*rejected)++;

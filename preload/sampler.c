@@ -27,6 +27,7 @@
 #include "safe_read.h"
 #include "sampler.h"
 #include "state.h"
+#include "thread_cpu.h"
 #include "writer.h"
 
 #define TIMER_COOKIE 0x50797066
@@ -74,19 +75,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* CPU time of any thread of this process from its tid alone, without
- * touching glibc's struct pthread (which may be freed): the kernel's
- * per-thread CPU clock id encoding.  Fails once the thread is gone. */
-static int thread_cpu_ns(uint32_t tid, uint64_t *out)
-{
-    struct timespec ts;
-    clockid_t clk = (clockid_t)((~(unsigned)tid) << 3) | 6;
-    if (clock_gettime(clk, &ts) != 0)
-        return -1;
-    *out = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    return 0;
 }
 
 /* ------------------------------------------------------------ threads */
@@ -166,7 +154,7 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
         return;
     /* A thread state whose OS thread is gone (the parent's threads in a
      * fork child, before CPython prunes them) is not sampled. */
-    if (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0)
+    if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
         return;
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)

@@ -56,6 +56,7 @@ struct py_layout {
     uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
     uint32_t gil_holder;         /* inside _gil_runtime_state                */
     uint32_t gil_locked;
+    uint32_t gil_switches;       /* switch_number: 0 = not known (3.10/3.11) */
 
     /* PyThreadState */
     uint32_t ts_read;            /* bytes to read from a tstate              */

@@ -11,6 +11,7 @@ const struct py_layout py312_layout = {
     .rt_finalizing = 24, .rt_interp_head = 40,
     .is_next = 0, .is_threads_head = 72,
     .is_gil_ptr = 384, .gil_holder = 8, .gil_locked = 16,
+    .gil_switches = 24,
 
     .ts_read = 152, .ts_next = 8, .ts_interp = 16, .ts_frame = 56,
     .cframe_current = 0, .ts_native_tid = 144, .ts_thread_id = 136,
