@@ -707,6 +707,10 @@ static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
     return rd_ptr(g + L->gil_holder, ok);
 }
 
+static pyvm_reject_fn reject_fn;
+
+void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
+
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          uintptr_t gil, pyvm_thread_fn fn, void *ctx)
@@ -757,6 +761,8 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
     struct ts_cache *tc = ts_cache_for(tstate);
     if (tc)
         tc->depth = 0;       /* the next sample must not reuse across a gap */
+    if (reject_fn)
+        reject_fn(tstate, native_tid(ts));
     return 0;
 }
 

@@ -71,6 +71,13 @@ typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);
  * could not be read at all this time (counted by the caller). */
 int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
 
+/* Called by pyvm_sample for each thread whose stack it dropped as torn
+ * (after its re-reads), with the thread state and the thread's native id
+ * (0 = unknown), so that the caller can say where the thread was last
+ * seen.  Set once before sampling; NULL = nobody asks. */
+typedef void (*pyvm_reject_fn)(uintptr_t tstate, uint32_t native_tid);
+void pyvm_on_reject(pyvm_reject_fn fn);
+
 /* Forget per-thread caches (after fork in the child). */
 void pyvm_after_fork(void);
 

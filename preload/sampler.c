@@ -141,6 +141,21 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
     return s;
 }
 
+/* A thread's stack was dropped as torn: the writer counts it under where
+ * the thread was last seen (a thread never sampled yet is not known). */
+static void on_reject(uintptr_t tstate, uint32_t tid)
+{
+    if (!threads_cap)
+        return;
+    size_t j = (tid * 2654435761u) & (threads_cap - 1);
+    for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+        if (threads[j].tid == tid) {
+            if (threads[j].tstate == tstate)
+                writer_reject(threads[j].idx);
+            return;
+        }
+}
+
 /* ------------------------------------------------------------ tick */
 
 static void on_thread(void *ctx, const struct pyvm_thread *t)
@@ -357,6 +372,7 @@ static void *sampler_main(void *arg)
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
     writer_prepare();
+    pyvm_on_reject(on_reject);
     last_flush_ns = mono_ns();
     if (may_spin()) {
         spin_loop(&set);

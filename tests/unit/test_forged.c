@@ -255,3 +255,47 @@ Test(forged, a_command_line_with_newlines_stays_on_its_row_of_the_process_tree)
     unlink(path);
     free(raw.b);
 }
+
+/* A file from before REJECTS records: its share of rejects is still said,
+ * without where the threads were. */
+Test(forged, many_rejects_in_a_file_without_rejects_records_are_said_without_places)
+{
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    /* samples 1, rejected 5, missed 0, cpu 0, ticks 10 */
+    rec(&raw, PP_REC_COUNTERS, (uint64_t[]){ 1, 5, 0, 0, 10 }, 5);
+    const char *path = to_file(&raw);
+    char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    cr_assert(strstr(text, "  [rejected 50.0 % of ticks]\n"), "%s", text);
+    free(text);
+    unlink(path);
+    free(raw.b);
+}
+
+Test(forged, rejects_under_a_stack_never_defined_are_damage)
+{
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f");
+    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 3, 0, 2 }, 4);
+    rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 1, 7, 1 }, 4);
+    const char *path = to_file(&raw);
+    struct rd_file *f = rd_read(path);
+    cr_assert(f->problem && strstr(f->problem, "rejects refer to an undefined stack"),
+              "%s", f->problem);
+    cr_assert_eq(f->nrejects, 2u, "the rejects before the damage are kept");
+    cr_assert_eq(f->rejects[0].count, 4u);
+    rd_free(f);
+    all_reports(path);
+    unlink(path);
+    free(raw.b);
+}
