@@ -256,16 +256,22 @@ Test(forged, a_command_line_with_newlines_stays_on_its_row_of_the_process_tree)
     free(raw.b);
 }
 
+/* A header, then one code f (/x.py) and one stack node of it (id 1). */
+static void one_stack(struct rb *raw)
+{
+    header(raw);
+    rec_str(raw, PP_REC_STRING, 1, "f");
+    rec_str(raw, PP_REC_STRING, 2, "/x.py");
+    rec(raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+}
+
 /* A file from before REJECTS records: its share of rejects is still said,
  * without where the threads were. */
 Test(forged, many_rejects_in_a_file_without_rejects_records_are_said_without_places)
 {
     struct rb raw = { 0 };
-    header(&raw);
-    rec_str(&raw, PP_REC_STRING, 1, "f");
-    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    one_stack(&raw);
     rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
     rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
     /* samples 1, rejected 5, missed 0, cpu 0, ticks 10 */
@@ -281,11 +287,7 @@ Test(forged, many_rejects_in_a_file_without_rejects_records_are_said_without_pla
 Test(forged, rejects_under_a_stack_never_defined_are_damage)
 {
     struct rb raw = { 0 };
-    header(&raw);
-    rec_str(&raw, PP_REC_STRING, 1, "f");
-    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    one_stack(&raw);
     rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 3, 0, 2 }, 4);
     rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 1, 7, 1 }, 4);
     const char *path = to_file(&raw);
