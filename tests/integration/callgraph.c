@@ -168,6 +168,17 @@ static int is_entry(const struct callgraph *g, const char *name)
     return 0;
 }
 
+/* The interpreter's own frozen modules (zipimport, importlib) run from C
+ * while it starts, before the program's first frame: a stack of those
+ * alone is the interpreter's, not the program's. */
+static int interpreter_own(const char *const *frames, size_t depth)
+{
+    for (size_t i = 0; i < depth; i++)
+        if (!strstr(frames[i], " (<frozen "))
+            return 0;
+    return depth > 0;
+}
+
 enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
                          size_t depth, size_t *at)
 {
@@ -176,6 +187,8 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
     *at = 0;
     if (!depth)
         return CG_EMPTY;
+    if (interpreter_own(frames, depth))
+        return CG_OK;
     for (size_t i = 0; i < depth; i++) {
         char name[NAME_MAX_LEN], file[1024];
         long line;

@@ -12,7 +12,9 @@
  *                                      generator/coroutine is resumed
  *     call CALLER LINE CALLEE          CALLER's line LINE calls CALLEE
  *     resume CALLER LINE CALLEE        CALLER's line LINE resumes CALLEE
- * <module> is always a function (of any line).
+ * <module> is always a function (of any line).  A stack made only of
+ * frames of "<frozen ...>" files is the interpreter's own start-up
+ * (zipimport, importlib called from C) and passes.
  */
 #ifndef PYPROF_TEST_CALLGRAPH_H
 #define PYPROF_TEST_CALLGRAPH_H

@@ -109,6 +109,7 @@ def mix(k):
     t += catch_at(k % 12)
     t += pipeline(20)
     t += drive(k % 7)
+    t += sum(evens(numbers(30)))  # resumes: evens
     return t
 
 

@@ -58,6 +58,9 @@ Test(callgraph, true_stacks_pass)
           "fib (/t/p.py:11)");
     CHECK(CG_OK, 0, "<module> (/t/p.py:1)");
     CHECK(CG_OK, 0, "worker (/t/p.py:52)", "pipeline (/t/p.py:-1)");
+    /* the interpreter's start-up, run from C */
+    CHECK(CG_OK, 0, "zipimporter.__init__ (<frozen zipimport>:94)",
+          "_read_directory (<frozen zipimport>:411)");
 }
 
 Test(callgraph, a_chain_cut_in_the_middle_is_not_at_a_thread_entry)
@@ -91,6 +94,10 @@ Test(callgraph, frames_of_other_files_functions_or_lines_are_caught)
 {
     CHECK(CG_FOREIGN, 1, "<module> (/t/p.py:60)", "worker (/t/q.py:52)");
     CHECK(CG_FOREIGN, 1, "<module> (/t/p.py:60)", "helper (/t/p.py:52)");
+    CHECK(CG_FOREIGN, 1, "<module> (/t/p.py:60)",
+          "_find_and_load (<frozen importlib._bootstrap>:1)");
+    CHECK(CG_FOREIGN, 0, "_find_and_load (<frozen importlib._bootstrap>:1)",
+          "worker (/t/p.py:52)");
     CHECK(CG_LINE_OUTSIDE, 2, "<module> (/t/p.py:60)", "worker (/t/p.py:52)",
           "pipeline (/t/p.py:99)");
     CHECK(CG_LINE_OUTSIDE, 1, "<module> (/t/p.py:60)", "worker (/t/p.py:-1)",
