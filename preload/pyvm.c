@@ -360,30 +360,11 @@ static uintptr_t thread_top(uintptr_t tstate, int *ok)
     return f;
 }
 
-/* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
- * thread's current top, with the same code and caller. */
-static int reachable(uintptr_t cur, const struct raw_frame *f)
-{
-    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
-        struct raw_frame chk;
-        uintptr_t up;
-        int owner;
-        if (read_frame(cur, &chk, &up, &owner) < 0)
-            return 0;
-        if (cur == f->addr)
-            return chk.code == f->code && up == f->prev;
-        if (up == cur)
-            return 0;
-        cur = up;
-    }
-    return 0;
-}
-
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
  * (a real deep stack, or a loop: the caller tells them apart).
- * *pair_ok: the first frame read was still in the thread's chain after
- * its caller was read, so the caller was then suspended in that call
+ * *pair_ok: the first frame read was still the thread's top after its
+ * caller was read, so the caller was then suspended in that call
  * (same_chain may then accept a walk whose first frame has returned).
  * Where every C-level entry into the interpreter pushes a shim frame
  * (layouts that skip shims), a whole chain ends at one: a chain that ends
@@ -410,9 +391,11 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
             walk[n].owner = owner;
             n++;
             if (n == 2) {
+                /* Only the top: a thread that called deeper meanwhile
+                 * will most likely still have the first frame at the
+                 * end, which same_chain prefers anyway. */
                 int ok = 1;
-                uintptr_t now = thread_top(tstate, &ok);
-                *pair_ok = ok && reachable(now, &walk[0]);
+                *pair_ok = thread_top(tstate, &ok) == walk[0].addr && ok;
             }
         }
         if (prev == f)
@@ -629,7 +612,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     int ok = 1;
     static struct gil_mark before, after;   /* static: under sigsetjmp */
     static uint64_t cpu_before, cpu_after;
-    int marked = gil && gil_mark(gil, &before);
+    /* Only another thread's being the last holder can prove anything. */
+    int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
     int timed = tid && pp_thread_cpu_ns(tid, &cpu_before) == 0;
     uintptr_t top = marked || timed ? thread_top(tstate, &ok)
                                     : current_frame(t, &ok);
