@@ -32,10 +32,6 @@
 #include "thread_cpu.h"
 
 #define MAX_RETRIES 8
-/* Frames: above this many in the thread's previous sample, asking the
- * kernel twice whether the thread ran (two system calls) is cheaper than
- * reading the chain again. */
-#define DEEP_STACK  64
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -65,6 +61,8 @@ struct ts_cache {
     uint32_t seen;                 /* tick when last used              */
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */
+    uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
+    uint64_t cpu_ns;               /* read after the last sample's walk */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
 };
@@ -254,6 +252,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->tstate = tstate;
             c->depth = 0;
             c->seq = 0;
+            c->cpu_tid = 0;
             return c;
         }
     }
@@ -309,6 +308,9 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
             return -1;
         memcpy(&lasti, base + L->fr_instr, sizeof lasti);
         rf->instr = (uintptr_t)(intptr_t)lasti;
+        uintptr_t gen;
+        memcpy(&gen, base + L->fr_gen, sizeof gen);
+        *owner = gen ? 1 : 0;      /* as 3.11+'s owner: 1 = a generator */
         return rf->code ? 1 : 0;
     }
     memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
@@ -395,7 +397,12 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
                  * will most likely still have the first frame at the
                  * end, which same_chain prefers anyway. */
                 int ok = 1;
-                *pair_ok = thread_top(tstate, &ok) == walk[0].addr && ok;
+                struct raw_frame chk;
+                uintptr_t up;
+                int own;
+                *pair_ok = thread_top(tstate, &ok) == walk[0].addr && ok &&
+                           read_frame(walk[0].addr, &chk, &up, &own) > 0 &&
+                           chk.code == walk[0].code && up == walk[0].prev;
             }
         }
         if (prev == f)
@@ -404,12 +411,19 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
     }
     if (n && L->owner_skip_min >= 0 && !is_shim(owner))
         return -1;
-    /* Without shims (3.11) a chain ends at the thread's first frame; a
-     * generator's frame (owner 1) ends one only once it has yielded and
-     * cleared its caller: a chain cut there.  (A thread whose first
-     * Python frame is a generator resumed from C loses those samples.) */
-    if (n && L->frames == FRAMES_INTERP && L->owner_skip_min < 0 &&
-        walk[n - 1].owner == 1)
+    /* A caller stands on its call, never on its first instruction (where
+     * a frame that has not started stands: -1 up to 3.12, 0 from 3.13).
+     * A caller that has not started is a frame pushed again at the
+     * address of one that returned while the walk read it. */
+    for (int i = 1; i < n; i++)
+        if (lasti_of(&walk[i]) <= 0)
+            return -1;
+    /* Without shims (3.10, 3.11) a chain ends at the thread's first
+     * frame; a generator's frame (owner 1) ends one only once it has
+     * yielded and cleared its caller: a chain cut there.  (A thread whose
+     * first Python frame is a generator resumed from C loses those
+     * samples.) */
+    if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
         return -1;
     return n;
 }
@@ -600,23 +614,43 @@ static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
            b->switches == a->switches;
 }
 
-/* The walk is consistent if the thread did not hold the GIL at any time
- * while it was read (gil_quiet: its stack cannot change without it), or
- * else if reading it again finds the same chain (same_chain).  gil is the
- * address of the interpreter's GIL state, 0 where switches are not known.
- * Returns the depth, -1 for a torn or unreadable stack (try again), -2
- * when the thread state itself is gone. */
+/* What the kernel says of the walked thread's CPU time: the value read
+ * after the previous sample's walk (known: its thread is this one), and
+ * the value read after this walk. */
+struct cpu_marks {
+    uint32_t tid;
+    int known, now_known;
+    uint64_t prev, now;
+};
+
+/* Whether the thread state still belongs to the thread it named when t
+ * was copied: a new thread's state carries its creator's id until the new
+ * thread binds it, just before running its first frame. */
+static int same_thread(uintptr_t tstate, const uint8_t *t)
+{
+    uint32_t off = L->ts_native_tid ? L->ts_native_tid : L->ts_thread_id;
+    uintptr_t then;
+    int ok = 1;
+    memcpy(&then, t + off, sizeof then);
+    return rd_ptr(tstate + off, &ok) == then && ok;
+}
+
+/* The walk is consistent if the thread did not run while it was read, or
+ * else if reading it again finds the same chain (same_chain).  It did not
+ * run if its CPU time after the walk is what it was after its previous
+ * sample's walk (a thread that waits or sleeps), or if it did not hold
+ * the GIL at any time meanwhile (gil_quiet; gil is the address of the
+ * interpreter's GIL state, 0 where switches are not known).  Returns the
+ * depth, -1 for a torn or unreadable stack (try again), -2 when the thread
+ * state itself is gone. */
 static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
-                        uint32_t tid, int *truncated)
+                        struct cpu_marks *cpu, int *truncated)
 {
     int ok = 1;
     static struct gil_mark before, after;   /* static: under sigsetjmp */
-    static uint64_t cpu_before, cpu_after;
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
-    int timed = tid && pp_thread_cpu_ns(tid, &cpu_before) == 0;
-    uintptr_t top = marked || timed ? thread_top(tstate, &ok)
-                                    : current_frame(t, &ok);
+    uintptr_t top = marked ? thread_top(tstate, &ok) : current_frame(t, &ok);
     if (!ok)
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
@@ -626,12 +660,13 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
+    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    if (n && cpu->known && cpu->now_known && cpu->now == cpu->prev &&
+        same_thread(tstate, t))
+        return n;                  /* the thread did not run meanwhile */
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
-    if (timed && n && pp_thread_cpu_ns(tid, &cpu_after) == 0 &&
-        cpu_after == cpu_before)
-        return n;                  /* the thread did not run meanwhile */
     if (n && !same_chain(now_top, n, *truncated, pair_ok))
         return -1;
     if (!n && now_top != top)
@@ -641,7 +676,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
 
 /* walk_checked in one guarded section: nothing in it but reads. */
 static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
-                      uint32_t tid, int *truncated)
+                      struct cpu_marks *cpu, int *truncated)
 {
     sigjmp_buf env;
     if (sigsetjmp(env, 0)) {
@@ -649,7 +684,7 @@ static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return -1;
     }
     safe_section_arm(&env);
-    int n = walk_checked(tstate, t, gil, tid, truncated);
+    int n = walk_checked(tstate, t, gil, cpu, truncated);
     safe_section_end();
     return n;
 }
@@ -706,8 +741,10 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
         struct ts_cache *was = ts_cache_for(tstate);
-        uint32_t tid = was && was->depth > DEEP_STACK ? native_tid(t) : 0;
-        int n = read_stack(tstate, t, gil, tid, &truncated);
+        struct cpu_marks cpu = { .tid = native_tid(t) };
+        cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
+        cpu.prev = cpu.known ? was->cpu_ns : 0;
+        int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
@@ -720,6 +757,8 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (tc) {
             tc->seen = tick_no;
             tc->seq = ++sample_seq;
+            tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
+            tc->cpu_ns = cpu.now;
         }
         unsigned same = 0;
         int kept = n ? resolve(tc, n, &same) : 0;
@@ -730,7 +769,9 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         }
         struct pyvm_thread th = {
             .tstate = tstate,
-            .native_tid = native_tid(t),
+            .native_tid = cpu.tid,
+            .cpu_known = cpu.now_known,
+            .cpu_ns = cpu.now,
             .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
                      (truncated ? PP_SAMPLE_TRUNCATED : 0),
             .depth = (unsigned)kept,

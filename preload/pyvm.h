@@ -49,6 +49,9 @@ struct pyvm_frame {
 struct pyvm_thread {
     uintptr_t tstate;         /* PyThreadState address (identity only)     */
     uint32_t  native_tid;     /* gettid() value of the thread; 0 = unknown */
+    int       cpu_known;      /* cpu_ns holds the thread's CPU time, read
+                                 by the kernel right after its stack      */
+    uint64_t  cpu_ns;
     unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
     unsigned  depth;          /* number of frames                          */
     /* The outermost same_outer frames are the same frames (address, code,

@@ -169,7 +169,9 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
         return;
     /* A thread state whose OS thread is gone (the parent's threads in a
      * fork child, before CPython prunes them) is not sampled. */
-    if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
+    if (t->cpu_known)
+        cpu = t->cpu_ns;
+    else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
         return;
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)

@@ -74,6 +74,7 @@ struct py_layout {
     uint32_t fr_instr;           /* 3.10: int f_lasti; else instruction ptr  */
     uint32_t fr_owner;           /* FRAMES_INTERP only                       */
     uint32_t fr_refcnt;          /* FRAMES_OBJECTS: ob_refcnt, 0 once freed  */
+    uint32_t fr_gen;             /* FRAMES_OBJECTS: f_gen, set in generators */
     uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14 stackref)*/
     /* Frames with owner >= owner_skip_min and owner != owner_keep are
      * interpreter-internal shims, not Python frames. */
