@@ -37,6 +37,7 @@
 #define MAX_INTERPS 256
 
 uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
+static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 
 static const struct py_layout *L;
 static struct py_layout dbg_layout;
@@ -179,6 +180,8 @@ int pyvm_detect(void)
         return -1;
     }
     free_threaded = L->gil == GIL_NONE;
+    if (L->init_shim_symbol)
+        init_shim_code = (uintptr_t)dlsym(RTLD_DEFAULT, L->init_shim_symbol);
     /* A debug build (Py_TRACE_REFS) moves every object header: the type of
      * PyUnicode_Type must sit where our layout says. */
     int ok = 1;
@@ -411,13 +414,16 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
     }
     if (n && L->owner_skip_min >= 0 && !is_shim(owner))
         return -1;
-    /* A caller stands on its call, never on its first instruction (where
-     * a frame that has not started stands: -1 up to 3.12, 0 from 3.13).
-     * A caller that has not started is a frame pushed again at the
-     * address of one that returned while the walk read it. */
-    for (int i = 1; i < n; i++)
-        if (lasti_of(&walk[i]) <= 0)
+    /* A caller has started (the interpreter's own __init__ shim aside):
+     * one that has not is a frame pushed again at the address of one that
+     * returned while the walk read it.  Where the shim's code object
+     * cannot be found, lasti 0 says nothing. */
+    for (int i = 1; i < n; i++) {
+        int32_t lasti = lasti_of(&walk[i]);
+        if (lasti < 0 || (lasti == L->lasti_unstarted && init_shim_code &&
+                          walk[i].code != init_shim_code))
             return -1;
+    }
     /* Without shims (3.10, 3.11) a chain ends at the thread's first
      * frame; a generator's frame (owner 1) ends one only once it has
      * yielded and cleared its caller: a chain cut there.  (A thread whose

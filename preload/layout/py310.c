@@ -19,6 +19,7 @@ const struct py_layout py310_layout = {
      * f_gen is the generator of a generator's or coroutine's frame */
     .fr_read = 100, .fr_code = 32, .fr_previous = 24, .fr_instr = 96,
     .fr_refcnt = 0, .fr_gen = 88,
+    .lasti_unstarted = -1,
     .owner_skip_min = -1, .owner_skip_max = -1,
 
     .co_read = 128, .co_filename = 104, .co_name = 112, .co_qualname = 0,

@@ -20,6 +20,7 @@ const struct py_layout py312_layout = {
     .fr_read = 72, .fr_code = 0, .fr_previous = 8, .fr_instr = 56,
     .fr_owner = 70, .owner_skip_min = 3, .owner_skip_max = 3,
 
+    .lasti_unstarted = -1,
     .co_read = 184, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_firstlineno = 68, .co_linetable = 136, .co_firsttraceable = 176,
     .co_code_adaptive = 192,
