@@ -32,6 +32,7 @@
 #include "thread_cpu.h"
 
 #define MAX_RETRIES 8
+#define DEEP_CHAIN  64        /* frames: see walk_checked */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -365,11 +366,31 @@ static uintptr_t thread_top(uintptr_t tstate, int *ok)
     return f;
 }
 
+/* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
+ * thread's current top (it may have called deeper), with the same code
+ * and caller. */
+static int reachable(uintptr_t cur, const struct raw_frame *f)
+{
+    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (read_frame(cur, &chk, &up, &owner) < 0)
+            return 0;
+        if (cur == f->addr)
+            return chk.code == f->code && up == f->prev;
+        if (up == cur)
+            return 0;
+        cur = up;
+    }
+    return 0;
+}
+
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
  * (a real deep stack, or a loop: the caller tells them apart).
- * *pair_ok: the first frame read was still the thread's top after its
- * caller was read, so the caller was then suspended in that call
+ * *pair_ok: the first frame read was still in the thread's chain after
+ * its caller was read, so the caller was then suspended in that call
  * (same_chain may then accept a walk whose first frame has returned).
  * Where every C-level entry into the interpreter pushes a shim frame
  * (layouts that skip shims), a whole chain ends at one: a chain that ends
@@ -396,16 +417,9 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
             walk[n].owner = owner;
             n++;
             if (n == 2) {
-                /* Only the top: a thread that called deeper meanwhile
-                 * will most likely still have the first frame at the
-                 * end, which same_chain prefers anyway. */
                 int ok = 1;
-                struct raw_frame chk;
-                uintptr_t up;
-                int own;
-                *pair_ok = thread_top(tstate, &ok) == walk[0].addr && ok &&
-                           read_frame(walk[0].addr, &chk, &up, &own) > 0 &&
-                           chk.code == walk[0].code && up == walk[0].prev;
+                uintptr_t now = thread_top(tstate, &ok);
+                *pair_ok = ok && reachable(now, &walk[0]);
             }
         }
         if (prev == f)
@@ -641,6 +655,15 @@ static int same_thread(uintptr_t tstate, const uint8_t *t)
     return rd_ptr(tstate + off, &ok) == then && ok;
 }
 
+/* Reads the thread's CPU time now (for the sampler too) and says whether
+ * it is what it was after the previous sample's walk. */
+static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
+{
+    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
+           same_thread(tstate, t);
+}
+
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not
  * run if its CPU time after the walk is what it was after its previous
@@ -666,14 +689,17 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
-    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
-    if (n && cpu->known && cpu->now_known && cpu->now == cpu->prev &&
-        same_thread(tstate, t))
-        return n;                  /* the thread did not run meanwhile */
+    /* A deep chain is cheaper to prove quiet (one system call) than to
+     * read again; a shallow one is read again first, so that the system
+     * call does not widen the window the second read checks. */
+    int deep = n > DEEP_CHAIN;
+    if (n && deep && cpu_quiet(tstate, t, cpu))
+        return n;
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
-    if (n && !same_chain(now_top, n, *truncated, pair_ok))
+    if (n && !same_chain(now_top, n, *truncated, pair_ok) &&
+        (deep || !cpu_quiet(tstate, t, cpu)))
         return -1;
     if (!n && now_top != top)
         return -1;
