@@ -381,6 +381,36 @@ static unsigned modes_of(const struct m_options *o, unsigned flags)
     return bits;
 }
 
+static int cmp_reject(const void *a, const void *b)
+{
+    const struct m_reject *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* The file's rejects by leaf node, summed by the leaf's function. */
+static void add_rejects(struct m_proc *p, const uint32_t *func)
+{
+    const struct rd_file *f = p->f;
+    if (!f->nrejects)
+        return;
+    p->rejects = calloc(f->nrejects, sizeof *p->rejects);
+    if (!p->rejects)
+        return;
+    for (size_t i = 0; i < f->nrejects; i++) {
+        uint32_t leaf = f->rejects[i].leaf;
+        uint32_t fn = leaf ? func[f->nodes[leaf].code] : M_NO_FUNC;
+        size_t k = 0;
+        while (k < p->nrejects && p->rejects[k].func != fn)
+            k++;
+        if (k == p->nrejects)
+            p->rejects[p->nrejects++].func = fn;
+        p->rejects[k].count += f->rejects[i].count;
+    }
+    qsort(p->rejects, p->nrejects, sizeof *p->rejects, cmp_reject);
+}
+
 static void add_file(struct model *m, uint32_t pi)
 {
     struct m_proc *p = &m->procs[pi];
@@ -423,6 +453,7 @@ static void add_file(struct model *m, uint32_t pi)
         uint32_t fr = intern_frame(m, func[k->code], k->line);
         tn[n] = intern_tnode(m, k->parent ? tn[k->parent] : 0, fr);
     }
+    add_rejects(p, func);
     uint32_t owner = p->folded_into >= 0 ? (uint32_t)p->folded_into : pi;
     size_t cap;
     uint32_t *ix = stack_index(m, owner == pi, f->counts_used, &cap);
@@ -675,6 +706,7 @@ void model_free(struct model *m)
         for (size_t t = 0; t < m->procs[i].nthreads; t++)
             free(m->procs[i].threads[t].name);
         free(m->procs[i].threads);
+        free(m->procs[i].rejects);
         rd_free(m->procs[i].f);
     }
     for (size_t i = 0; i < m->nfuncs; i++) {

@@ -55,7 +55,12 @@ struct m_proc {
     uint64_t samples;            /* in the chosen mode                   */
     uint64_t samples_all;        /* every sample read                    */
     uint64_t *code_hash;         /* until merged: each code's function's hash */
+    /* Rejected samples by the function their thread was last seen in
+     * (func M_NO_FUNC: not known), most first. */
+    struct m_reject { uint32_t func; uint64_t count; } *rejects;
+    size_t nrejects;
 };
+#define M_NO_FUNC UINT32_MAX
 
 struct m_stack { uint32_t proc, thread, leaf; uint64_t count; };
 

@@ -96,6 +96,31 @@ static size_t stack_proc(const struct model *m, size_t i)
 
 #define TREE_DEPTH 64     /* deeper descendants are listed after the tree */
 
+/* Rejected samples above this share of a process's ticks bias its profile
+ * toward stable code: said on its line, with where the threads were last
+ * seen before their samples were dropped. */
+#define REJECT_WARN_PCT 2
+#define REJECT_LEAVES   3
+
+static void reject_note(FILE *o, const struct model *m, const struct m_proc *p)
+{
+    const struct rd_file *f = p->f;
+    uint64_t rej = f->counters.rejected, ticks = f->counters.ticks;
+    if (!ticks || rej * 100 <= ticks * REJECT_WARN_PCT)
+        return;
+    fprintf(o, "  [rejected %.1f %% of ticks", 100.0 * (double)rej / (double)ticks);
+    uint64_t sum = 0;
+    for (size_t k = 0; k < p->nrejects; k++)
+        sum += p->rejects[k].count;
+    for (size_t k = 0; k < p->nrejects && k < REJECT_LEAVES && sum; k++) {
+        uint32_t fn = p->rejects[k].func;
+        fprintf(o, "%s%s %.0f %%", k ? ", " : "; last seen in: ",
+                fn == M_NO_FUNC ? "(unknown)" : m->funcs[fn].name,
+                100.0 * (double)p->rejects[k].count / (double)sum);
+    }
+    fputc(']', o);
+}
+
 static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
 {
     const struct m_proc *p = &m->procs[i];
@@ -116,6 +141,7 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
             f->complete ? "" : "  [incomplete]");
     if (p->folded > 1)
         fprintf(o, "  [x%u identical processes folded]", p->folded);
+    reject_note(o, m, p);
     fputc('\n', o);
 }
 

@@ -368,6 +368,44 @@ static void rec_tick(struct parser *p, struct cur *c)
     }
 }
 
+static int add_reject(struct parser *p, uint32_t leaf, uint64_t count)
+{
+    struct rd_file *f = p->f;
+    size_t i = 0;
+    while (i < f->nrejects && f->rejects[i].leaf != leaf)
+        i++;
+    if (i == f->nrejects && f->nrejects == RD_MAX_REJECT_LEAVES)
+        return add_reject(p, 0, count);
+    if (i == f->nrejects) {
+        /* Capacity: the powers of two, grown when full. */
+        if ((f->nrejects & (f->nrejects - 1)) == 0) {
+            size_t cap = f->nrejects ? f->nrejects * 2 : 1;
+            void *n = track(p, f->rejects, f->nrejects * sizeof *f->rejects,
+                            cap * sizeof *f->rejects);
+            if (!n)
+                return -1;
+            f->rejects = n;
+        }
+        f->rejects[f->nrejects++] = (struct rd_reject){ leaf, 0 };
+    }
+    f->rejects[i].count += count;
+    return 0;
+}
+
+static void rec_rejects(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    while (c->p < c->end) {
+        uint64_t leaf = get_v(c), count = get_v(c);
+        if (c->bad || (leaf && (leaf >= f->nnodes || !f->nodes[leaf].code))) {
+            problem(p, "corrupt: rejects refer to an undefined stack");
+            return;
+        }
+        if (add_reject(p, (uint32_t)leaf, count) != 0)
+            return;
+    }
+}
+
 static void get_counters(struct cur *c, struct rd_counters *k)
 {
     k->samples = get_v(c);
@@ -463,6 +501,9 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     }
     case PP_REC_TICK:
         rec_tick(p, &c);
+        return;
+    case PP_REC_REJECTS:
+        rec_rejects(p, &c);
         return;
     case PP_REC_COUNTERS: {
         struct rd_counters k;
@@ -739,6 +780,7 @@ void rd_free(struct rd_file *f)
     free(f->nodes);
     free(f->threads);
     free(f->counts);
+    free(f->rejects);
     free(f->problem);
     free((char *)f->path);
     free(f);

@@ -16,6 +16,9 @@ struct rd_node { uint32_t parent, code; int32_t line; uint32_t depth; };
 struct rd_thread { uint32_t tid; char *name; };
 struct rd_block;
 struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
+/* Rejected samples by the leaf of their thread's last sample (0 = none). */
+struct rd_reject { uint32_t leaf; uint64_t count; };
+#define RD_MAX_REJECT_LEAVES 1024u   /* more distinct leaves count under 0 */
 
 struct rd_counters {
     uint64_t samples, rejected, missed, sampler_cpu_ns, ticks;
@@ -43,6 +46,8 @@ struct rd_file {
     /* every (thread, leaf, flags) with its count, in the order of the
      * reader's hash table (counts_cap == counts_used once read) */
     struct rd_count *counts; size_t counts_cap, counts_used;
+    struct rd_reject *rejects;   /* REJECTS records, summed by leaf       */
+    size_t nrejects;
     uint64_t samples;            /* samples read                          */
     uint64_t last_tick_ns;       /* start_ns + sum of dt                   */
     struct rd_counters counters; /* last COUNTERS or END                   */

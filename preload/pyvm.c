@@ -13,12 +13,9 @@
  * Reuse: a caller's frame does not change while its callee runs, so the
  * outermost frames whose (address, code, instruction) equal those of the
  * thread's previous sample keep their resolved code and line; only the
- * frames that changed go through the code cache and line table.  On 3.15
- * the walk itself stops at the interpreter-kept anchor (framecache.h) and
- * takes the frames below it from the previous sample without reading them.
+ * frames that changed go through the code cache and line table.
  */
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,20 +24,21 @@
 #include <unistd.h>
 
 #include "codecache.h"
-#include "framecache.h"
 #include "layout/layout.h"
 #include "log.h"
-#include "not_profiled.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
+#include "thread_cpu.h"
 
-#define MAX_RETRIES 2
+#define MAX_RETRIES 8
+#define DEEP_CHAIN  64        /* frames: see walk_checked */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
 
 uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
+static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 
 static const struct py_layout *L;
 static struct py_layout dbg_layout;
@@ -52,14 +50,23 @@ static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
 static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
+/* What a frame looked like when last resolved. */
+struct raw_frame {
+    uintptr_t addr, code, instr, prev;
+    struct code_info *info;
+    int32_t line;
+    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
+};
+
 struct ts_cache {
     uintptr_t tstate;
     uint32_t seen;                 /* tick when last used              */
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */
+    uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
+    uint64_t cpu_ns;               /* read after the last sample's walk */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
-    struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -68,10 +75,6 @@ static uint32_t tick_no, sample_seq;
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
 static struct pyvm_frame out[PP_MAX_DEPTH];
-/* Whose sample out[] holds (tstate, its sample number): resolve_hit
- * reuses its outer part. */
-static uintptr_t out_tstate;
-static uint32_t out_seq;
 
 /* ------------------------------------------------------------ detection */
 
@@ -145,7 +148,7 @@ int pyvm_detect(void)
         return 0;
     int minor;
     if (read_version(&minor) != 0) {
-        pp_not_profiled("cannot tell which Python this is");
+        pp_warn("cannot tell which Python this is; not profiled");
         return -1;
     }
     runtime = (uintptr_t)rt;
@@ -156,8 +159,8 @@ int pyvm_detect(void)
     uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
     if (!is_initialized || !pyvm_code_type || !pyvm_str_type ||
         !pyvm_bytes_type || !type_type) {
-        pp_not_profiled("Python %s does not export the symbols pyprof needs",
-                        version);
+        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
+                version);
         return -1;
     }
     const char *why = NULL;
@@ -175,22 +178,18 @@ int pyvm_detect(void)
         why = "this version is not supported";
     }
     if (!L) {
-        pp_not_profiled("Python %s: %s", version, why);
+        pp_warn("Python %s: %s; not profiled", version, why);
         return -1;
     }
     free_threaded = L->gil == GIL_NONE;
-    Dl_info rt_info;
-    const ElfW(Sym) *rt_sym = NULL;
-    if (L->ts_last_profiled &&
-        dladdr1(rt, &rt_info, (void **)&rt_sym, RTLD_DL_SYMENT) && rt_sym)
-        framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
-                        runtime, rt_sym->st_size);
+    if (L->init_shim_symbol)
+        init_shim_code = (uintptr_t)dlsym(RTLD_DEFAULT, L->init_shim_symbol);
     /* A debug build (Py_TRACE_REFS) moves every object header: the type of
      * PyUnicode_Type must sit where our layout says. */
     int ok = 1;
     if (rd_ptr(pyvm_str_type + L->ob_type, &ok) != type_type || !ok) {
-        pp_not_profiled("Python %s: object layout differs (debug build?)",
-                        version);
+        pp_warn("Python %s: object layout differs (debug build?); not profiled",
+                version);
         L = NULL;
         return -1;
     }
@@ -258,7 +257,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->tstate = tstate;
             c->depth = 0;
             c->seq = 0;
-            c->anchor.addr = 0;
+            c->cpu_tid = 0;
             return c;
         }
     }
@@ -272,6 +271,13 @@ static uintptr_t current_frame(const uint8_t *ts, int *ok)
     if (L->ts_frame_kind == TS_FRAME_CFRAME && f)
         f = rd_ptr(f + L->cframe_current, ok);
     return f;
+}
+
+/* Interpreter-internal frames (entry shims), not Python frames. */
+static int is_shim(int owner)
+{
+    return L->owner_skip_min >= 0 && owner >= L->owner_skip_min &&
+           owner <= L->owner_skip_max;
 }
 
 /* Reads one frame; returns 1 for a Python frame to record, 0 for a shim
@@ -299,14 +305,22 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;
+        intptr_t refs;
+        /* A freed frame object (on the free list, or its code's zombie)
+         * keeps a stale or free-list f_back: the chain was cut here. */
+        memcpy(&refs, base + L->fr_refcnt, sizeof refs);
+        if (refs <= 0)
+            return -1;
         memcpy(&lasti, base + L->fr_instr, sizeof lasti);
         rf->instr = (uintptr_t)(intptr_t)lasti;
+        uintptr_t gen;
+        memcpy(&gen, base + L->fr_gen, sizeof gen);
+        *owner = gen ? 1 : 0;      /* as 3.11+'s owner: 1 = a generator */
         return rf->code ? 1 : 0;
     }
     memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
     *owner = base[L->fr_owner];
-    if (L->owner_skip_min >= 0 && *owner >= L->owner_skip_min &&
-        *owner <= L->owner_skip_max)
+    if (is_shim(*owner))
         return 0;
     return rf->code ? 1 : 0;
 }
@@ -342,64 +356,96 @@ static int has_cycle(int n)
     return 0;
 }
 
-/* Completes walk[0..n) with the frames below the frame-cache stop, which
- * is walk[n - 1] and tc->frames[idx]: they are those of the previous
- * sample (framecache.h). */
-static int framecache_fill(const struct ts_cache *tc, unsigned idx, int n,
-                           int *truncated)
+#define ALIVE_HOPS 64
+
+/* The thread's current innermost frame, read now. */
+static uintptr_t thread_top(uintptr_t tstate, int *ok)
 {
-    for (unsigned i = idx; i-- > 0; ) {
-        if (n == PP_MAX_DEPTH) {
-            *truncated = 1;
-            break;
-        }
-        walk[n] = tc->frames[i];
-        walk[n].info = NULL;
-        n++;
+    uintptr_t f = rd_ptr(tstate + L->ts_frame, ok);
+    if (*ok && L->ts_frame_kind == TS_FRAME_CFRAME && f)
+        f = rd_ptr(f + L->cframe_current, ok);
+    return f;
+}
+
+/* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
+ * thread's current top (it may have called deeper), with the same code
+ * and caller. */
+static int reachable(uintptr_t cur, const struct raw_frame *f)
+{
+    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (read_frame(cur, &chk, &up, &owner) < 0)
+            return 0;
+        if (cur == f->addr)
+            return chk.code == f->code && up == f->prev;
+        if (up == cur)
+            return 0;
+        cur = up;
     }
-    return n;
+    return 0;
 }
 
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
- * (a real deep stack, or a loop: the caller tells them apart).  With a
- * frame-cache stop (framecache.h) the walk ends there, with *stopped set:
- * the frames below it are tc's (framecache_fill, resolve_hit). */
-static int walk_frames(uintptr_t top, int *truncated, const struct ts_cache *tc,
-                       uintptr_t stop, unsigned stop_idx, int *stopped)
+ * (a real deep stack, or a loop: the caller tells them apart).
+ * *pair_ok: the first frame read was still in the thread's chain after
+ * its caller was read, so the caller was then suspended in that call
+ * (same_chain may then accept a walk whose first frame has returned).
+ * Where every C-level entry into the interpreter pushes a shim frame
+ * (layouts that skip shims), a whole chain ends at one: a chain that ends
+ * at a Python frame was cut (a generator that yielded, and cleared its
+ * caller, between our reads of it and of its caller). */
+static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
+                       int *pair_ok)
 {
-    int n = 0;
+    int n = 0, owner = -1;
     *truncated = 0;
-    *stopped = 0;
+    *pair_ok = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
-            break;
+            return n;
         }
         uintptr_t prev;
-        int owner;
         int r = read_frame(f, &walk[n], &prev, &owner);
         if (r < 0)
             return -1;
         if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
-            walk[n].owner = (int16_t)owner;
-            walk[n].shims_below = 0;
+            walk[n].owner = owner;
             n++;
-        } else if (n && walk[n - 1].shims_below < UINT16_MAX) {
-            walk[n - 1].shims_below++;
+            if (n == 2) {
+                int ok = 1;
+                uintptr_t now = thread_top(tstate, &ok);
+                *pair_ok = ok && reachable(now, &walk[0]);
+            }
         }
         if (prev == f)
             return -1;
-        if (f == stop && r > 0 && walk[n - 1].code == tc->frames[stop_idx].code &&
-            prev == tc->frames[stop_idx].prev) {
-            walk[n - 1].shims_below = tc->frames[stop_idx].shims_below;
-            *stopped = 1;
-            return n;
-        }
         f = prev;
     }
+    if (n && L->owner_skip_min >= 0 && !is_shim(owner))
+        return -1;
+    /* A caller has started (the interpreter's own __init__ shim aside):
+     * one that has not is a frame pushed again at the address of one that
+     * returned while the walk read it.  Where the shim's code object
+     * cannot be found, lasti 0 says nothing. */
+    for (int i = 1; i < n; i++) {
+        int32_t lasti = lasti_of(&walk[i]);
+        if (lasti < 0 || (lasti == L->lasti_unstarted && init_shim_code &&
+                          walk[i].code != init_shim_code))
+            return -1;
+    }
+    /* Without shims (3.10, 3.11) a chain ends at the thread's first
+     * frame; a generator's frame (owner 1) ends one only once it has
+     * yielded and cleared its caller: a chain cut there.  (A thread whose
+     * first Python frame is a generator resumed from C loses those
+     * samples.) */
+    if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
+        return -1;
     return n;
 }
 
@@ -435,26 +481,6 @@ static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
     return same;
 }
 
-/* Gives one frame its code entry and line; info stays NULL for a frame
- * still running its setup instructions, which is not a Python frame yet
- * (generators excepted: owner 1).  -1 when the code object is unreadable. */
-static int resolve_frame(struct raw_frame *a)
-{
-    a->info = codecache_get(L, a->code);
-    if (!a->info)
-        return -1;
-    int32_t lasti = lasti_of(a);
-    if (L->frames == FRAMES_INTERP && a->owner != 1 && lasti >= 0 &&
-        lasti < a->info->firsttraceable) {
-        a->info = NULL;
-        return 0;
-    }
-    a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
-    if (a->line < 0 && lasti < 0)
-        a->line = a->info->firstlineno;
-    return 0;
-}
-
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -463,9 +489,28 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     uint32_t ev = codecache_evictions();
     int trusted = tc && tc->evictions == ev;
     unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
-    for (int i = n - 1 - (int)same; i >= 0; i--)
-        if (resolve_frame(&walk[i]) < 0)
+    for (int i = n - 1 - (int)same; i >= 0; i--) {
+        struct raw_frame *a = &walk[i];
+        int owner = a->owner;
+        a->info = codecache_get(L, a->code);
+        if (!a->info)
             return -1;
+        int32_t lasti = lasti_of(a);
+        /* A frame still running its setup instructions is not a Python
+         * frame yet (generators excepted: owner 1).  Nor is one that has
+         * not run an instruction (-1) where there are setup instructions:
+         * for a generator or coroutine function that is its creation
+         * (RETURN_GENERATOR), not the generator running. */
+        if (L->frames == FRAMES_INTERP && owner != 1 &&
+            a->info->firsttraceable > 0 &&
+            (lasti < 0 || lasti < a->info->firsttraceable)) {
+            a->info = NULL;
+            continue;
+        }
+        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+        if (a->line < 0 && lasti < 0)
+            a->line = a->info->firstlineno;
+    }
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
     if (trusted && same && codecache_evictions() != ev &&
@@ -473,13 +518,11 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
         tc->depth = 0;
         return resolve(tc, n, same_outer);
     }
-    /* out[] is filled from its end, outermost frame last, so that a
-     * thread's unchanged outer frames stay where they were (resolve_hit). */
     int kept = 0;
-    for (int i = n - 1; i >= 0; i--)
+    for (int i = 0; i < n; i++)
         if (walk[i].info) {
-            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
-            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            out[kept].code = walk[i].info;
+            out[kept].line = walk[i].line;
             kept++;
         }
     /* Dropped incomplete frames are innermost: same_outer is unaffected. */
@@ -514,116 +557,150 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
-/* resolve() for a walk that ended at the frame-cache stop: walk[0..n)
- * are the frames read, down to the stop, and the base frames below it are
- * tc->frames[0..base), unchanged since the thread's previous sample, which
- * out[] still holds.  Touches only the frames read.  Returns the resolved
- * depth, -1 when a code object is unreadable, -2 when the previous
- * sample's entries cannot be trusted (the caller then completes the walk
- * and calls resolve()). */
-static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
-                       uint32_t prev_seq, unsigned *same_outer)
+/* The second read of a walk.  From the thread's current top, within
+ * ALIVE_HOPS frames, find the first frame the walk read (the thread may
+ * have called deeper meanwhile), or, when it has returned, the second;
+ * then read the chain again from there to the end: every frame must be
+ * the same frame with the same code and caller, and every frame but the
+ * first read also at the same instruction (a caller does not move while
+ * its callee runs).  A frame popped and pushed again at the same address
+ * between two reads of the first walk (recursion does that all the time)
+ * would let a single check of the first frame pass a chain made of two
+ * moments; reading every frame twice and finding it unchanged does not. */
+static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
 {
-    uint32_t ev = codecache_evictions();
-    if (tc->evictions != ev || out_tstate != tc->tstate || out_seq != prev_seq ||
-        tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
-        return -2;
-    if (tc->cap < base + (unsigned)n) {
-        struct raw_frame *fr = realloc(tc->frames,
-                                       (base + (size_t)n) * sizeof *fr);
-        if (!fr)
-            return -2;
-        tc->frames = fr;
-        tc->cap = base + (unsigned)n;
-    }
-    unsigned same = base;
-    while (same < tc->depth && same - base < (unsigned)n) {
-        struct raw_frame *a = &walk[n - 1 - (same - base)];
-        const struct raw_frame *b = &tc->frames[same];
-        if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
-            break;
-        a->info = b->info;
-        a->line = b->line;
-        same++;
-    }
-    for (int i = n - 1 - (int)(same - base); i >= 0; i--)
-        if (resolve_frame(&walk[i]) < 0)
-            return -1;
-    if (codecache_evictions() != ev)
-        return -2;
-    int kept = (int)base;
-    for (int i = n - 1; i >= 0; i--)
-        if (walk[i].info) {
-            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
-            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
-            kept++;
-        }
-    for (unsigned i = same; i < base + (unsigned)n; i++)
-        tc->frames[i] = walk[n - 1 - (i - base)];
-    tc->depth = base + (unsigned)n;
-    for (unsigned i = same; i < tc->depth; i++)
-        if (!tc->frames[i].info) {
-            tc->depth = i;
-            break;
-        }
-    *same_outer = same;
-    return kept;
-}
-
-/* Whether frame f (as read before) is within ALIVE_HOPS of the current
- * top of the chain, unchanged. */
-#define ALIVE_HOPS 64
-static int still_alive(uintptr_t cur, const struct raw_frame *f, uintptr_t prev,
-                       int same_instr)
-{
-    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+    int k = -1, hops = 0;
+    while (cur && k < 0) {
         struct raw_frame chk;
         uintptr_t up;
         int owner;
-        if (read_frame(cur, &chk, &up, &owner) < 0)
+        if (hops++ >= ALIVE_HOPS || read_frame(cur, &chk, &up, &owner) < 0 ||
+            up == cur)
             return 0;
-        if (cur == f->addr)
-            return chk.code == f->code && up == prev &&
-                   (!same_instr || chk.instr == f->instr);
-        if (up == cur)
+        if (cur == walk[0].addr)
+            k = 0;
+        else if (n > 1 && pair_ok && cur == walk[1].addr)
+            k = 1;
+        else
+            cur = up;
+    }
+    if (k < 0)
+        return 0;
+    while (cur) {
+        if (k == n && truncated)
+            return 1;              /* the rest is beyond the depth cap */
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        int r = read_frame(cur, &chk, &up, &owner);
+        if (r < 0 || up == cur)
             return 0;
+        if (r > 0) {
+            const struct raw_frame *w = &walk[k];
+            if (k >= n || cur != w->addr || chk.code != w->code ||
+                up != w->prev || owner != w->owner ||
+                (k > 0 && chk.instr != w->instr))
+                return 0;
+            k++;
+        }
         cur = up;
     }
-    return 0;
+    return k == n;
 }
 
-/* The walk is consistent if the first frame read is still alive: its
- * callers cannot change while it is, so everything read after it
- * describes the moment it was read.  Alive = still in the thread's
- * current chain (the thread may have called deeper), with the same code
- * and caller.  Or, when the innermost frame has already returned, its
- * caller is still there at the same instruction: it was suspended in that
- * call when the innermost frame was read (in one copy).  Returns the
- * depth, -1 for a torn or unreadable stack (try again), -2 when the
- * thread state itself is gone. */
-static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated,
-                        const struct ts_cache *tc, uintptr_t stop,
-                        unsigned stop_idx, unsigned *base)
+/* Where the GIL says who ran: its last holder and its number of switches
+ * (incremented whenever a thread other than the last holder takes it). */
+struct gil_mark {
+    uintptr_t holder;
+    unsigned long switches;
+};
+
+static int gil_mark(uintptr_t gil, struct gil_mark *m)
 {
-    int ok = 1, stopped = 0;
-    uintptr_t top = current_frame(t, &ok);
+    int ok = 1;
+    m->holder = rd_ptr(gil + L->gil_holder, &ok);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    m->switches = rd_ptr(gil + L->gil_switches, &ok);
+    return ok;
+}
+
+/* Whether the thread could not have run Python code between two marks:
+ * someone else was the last holder at both and the GIL never changed
+ * hands.  Taking the GIL would have made this thread the last holder and
+ * counted a switch; only the holder taking it back is not counted. */
+static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
+                     const struct gil_mark *b)
+{
+    return a->holder && a->holder != tstate && b->holder == a->holder &&
+           b->switches == a->switches;
+}
+
+/* What the kernel says of the walked thread's CPU time: the value read
+ * after the previous sample's walk (known: its thread is this one), and
+ * the value read after this walk. */
+struct cpu_marks {
+    uint32_t tid;
+    int known, now_known;
+    uint64_t prev, now;
+};
+
+/* Whether the thread state still belongs to the thread it named when t
+ * was copied: a new thread's state carries its creator's id until the new
+ * thread binds it, just before running its first frame. */
+static int same_thread(uintptr_t tstate, const uint8_t *t)
+{
+    uint32_t off = L->ts_native_tid ? L->ts_native_tid : L->ts_thread_id;
+    uintptr_t then;
+    int ok = 1;
+    memcpy(&then, t + off, sizeof then);
+    return rd_ptr(tstate + off, &ok) == then && ok;
+}
+
+/* Reads the thread's CPU time now (for the sampler too) and says whether
+ * it is what it was after the previous sample's walk. */
+static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
+{
+    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
+           same_thread(tstate, t);
+}
+
+/* The walk is consistent if the thread did not run while it was read, or
+ * else if reading it again finds the same chain (same_chain).  It did not
+ * run if its CPU time after the walk is what it was after its previous
+ * sample's walk (a thread that waits or sleeps), or if it did not hold
+ * the GIL at any time meanwhile (gil_quiet; gil is the address of the
+ * interpreter's GIL state, 0 where switches are not known).  Returns the
+ * depth, -1 for a torn or unreadable stack (try again), -2 when the thread
+ * state itself is gone. */
+static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                        struct cpu_marks *cpu, int *truncated)
+{
+    int ok = 1;
+    static struct gil_mark before, after;   /* static: under sigsetjmp */
+    /* Only another thread's being the last holder can prove anything. */
+    int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
+    uintptr_t top = marked ? thread_top(tstate, &ok) : current_frame(t, &ok);
     if (!ok)
         return -2;
-    int n = top ? walk_frames(top, truncated, tc, stop, stop_idx, &stopped) : 0;
+    static int pair_ok;    /* static: this runs under sigsetjmp */
+    int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
     if (n < 0)
         return -1;
-    /* The frames below the stop are the previous sample's only if the
-     * anchor frame lived through the walk. */
-    if (stopped && !framecache_unmoved(tstate, t))
-        return -1;
-    *base = stopped ? stop_idx : 0;
-    uintptr_t now_top = rd_ptr(tstate + L->ts_frame, &ok);
-    if (ok && L->ts_frame_kind == TS_FRAME_CFRAME && now_top)
-        now_top = rd_ptr(now_top + L->cframe_current, &ok);
+    uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
-    if (n && !still_alive(now_top, &walk[0], walk[0].prev, 0) &&
-        !(n > 1 && still_alive(now_top, &walk[1], walk[1].prev, 1)))
+    /* A deep chain is cheaper to prove quiet (one system call) than to
+     * read again; a shallow one is read again first, so that the system
+     * call does not widen the window the second read checks. */
+    int deep = n > DEEP_CHAIN;
+    if (n && deep && cpu_quiet(tstate, t, cpu))
+        return n;
+    if (marked && n && gil_mark(gil, &after) &&
+        gil_quiet(tstate, &before, &after))
+        return n;
+    if (n && !same_chain(now_top, n, *truncated, pair_ok) &&
+        (deep || !cpu_quiet(tstate, t, cpu)))
         return -1;
     if (!n && now_top != top)
         return -1;
@@ -631,19 +708,16 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, int *truncated,
 }
 
 /* walk_checked in one guarded section: nothing in it but reads. */
-static int read_stack(uintptr_t tstate, const uint8_t *t, int *truncated,
-                      const struct ts_cache *tc, unsigned *base)
+static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                      struct cpu_marks *cpu, int *truncated)
 {
-    unsigned stop_idx = 0;
-    uintptr_t stop = tc && tc->anchor.addr && framecache_usable(tstate) ?
-        framecache_stop(&tc->anchor, t, tc->frames, tc->depth, &stop_idx) : 0;
     sigjmp_buf env;
     if (sigsetjmp(env, 0)) {
         safe_section_faulted();
         return -1;
     }
     safe_section_arm(&env);
-    int n = walk_checked(tstate, t, truncated, tc, stop, stop_idx, base);
+    int n = walk_checked(tstate, t, gil, cpu, truncated);
     safe_section_end();
     return n;
 }
@@ -669,8 +743,11 @@ static uint32_t native_tid(const uint8_t *ts)
     return tid > 0 ? (uint32_t)tid : 0;
 }
 
-static uintptr_t gil_holder(uintptr_t interp, int *ok)
+/* The thread holding interp's GIL now, and in *gil the address of its
+ * GIL state where walk_checked can tell from it who ran (else 0). */
+static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
 {
+    *gil = 0;
     if (L->gil == GIL_RUNTIME_TSTATE)
         return rd_ptr(runtime + L->rt_gil_tstate, ok);
     if (L->gil == GIL_NONE)
@@ -678,50 +755,33 @@ static uintptr_t gil_holder(uintptr_t interp, int *ok)
     uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);
     if (!g)
         return 0;
+    if (L->gil_switches)
+        *gil = g;
     int32_t locked = 0;
     if (safe_read(&locked, g + L->gil_locked, sizeof locked) != 0 || !locked)
         return 0;
     return rd_ptr(g + L->gil_holder, ok);
 }
 
-/* 3.15: after a sample, its innermost frame the thread owns becomes the
- * frame cache's anchor (framecache.h), if it is still alive once written,
- * with its caller at the same instruction. */
-static void set_anchor(uintptr_t tstate, struct ts_cache *tc, int truncated,
-                       const uint8_t *t)
-{
-    int idx = truncated || !framecache_usable(tstate) ? -1 :
-              framecache_pick(tc->frames, tc->depth);
-    if (idx >= 0 && framecache_holds(&tc->anchor, t, (unsigned)idx) &&
-        tc->frames[idx].addr == tc->anchor.addr)
-        return;                     /* not popped since: it stays */
-    tc->anchor.addr = 0;
-    if (idx < 0)
-        return;
-    framecache_anchor(&tc->anchor, tstate, tc->frames, (unsigned)idx);
-    if (!tc->anchor.addr)
-        return;
-    int ok = 1;
-    const struct raw_frame *a = &tc->frames[idx];
-    uintptr_t top = rd_ptr(tstate + L->ts_frame, &ok);
-    if (!ok || !still_alive(top, a, a->prev, 0) ||
-        (idx > 0 && !still_alive(top, a - 1, a[-1].prev, 1)))
-        tc->anchor.addr = 0;
-}
+static pyvm_reject_fn reject_fn;
+
+void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
-                         pyvm_thread_fn fn, void *ctx)
+                         uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
-    struct ts_cache *tc = ts_cache_for(tstate);
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        unsigned base = 0;
-        int n = read_stack(tstate, t, &truncated, tc, &base);
+        struct ts_cache *was = ts_cache_for(tstate);
+        struct cpu_marks cpu = { .tid = native_tid(t) };
+        cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
+        cpu.prev = cpu.known ? was->cpu_ns : 0;
+        int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
@@ -729,47 +789,42 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (truncated && has_cycle(n))
             continue;
 
+        struct ts_cache *tc = ts_cache_for(tstate);
         uint32_t prev_seq = tc ? tc->seq : 0;
         if (tc) {
             tc->seen = tick_no;
             tc->seq = ++sample_seq;
+            tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
+            tc->cpu_ns = cpu.now;
         }
         unsigned same = 0;
-        int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
-        if (kept == -2) {
-            if (base)
-                n = framecache_fill(tc, base, n, &truncated);
-            kept = n ? resolve(tc, n, &same) : 0;
-        }
+        int kept = n ? resolve(tc, n, &same) : 0;
         if (kept < 0) {
-            if (tc) {
+            if (tc)
                 tc->depth = 0;
-                tc->anchor.addr = 0;
-            }
             continue;
         }
-        if (tc)
-            set_anchor(tstate, tc, truncated, t);
         struct pyvm_thread th = {
             .tstate = tstate,
-            .native_tid = native_tid(t),
+            .native_tid = cpu.tid,
+            .cpu_known = cpu.now_known,
+            .cpu_ns = cpu.now,
             .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
                      (truncated ? PP_SAMPLE_TRUNCATED : 0),
             .depth = (unsigned)kept,
             .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
             .seq = tc ? tc->seq : 0,
             .prev_seq = prev_seq,
-            .frames = out + PP_MAX_DEPTH - kept,
+            .frames = out,
         };
-        out_tstate = tstate;
-        out_seq = th.seq;
         fn(ctx, &th);
         return 1;
     }
-    if (tc) {
+    struct ts_cache *tc = ts_cache_for(tstate);
+    if (tc)
         tc->depth = 0;       /* the next sample must not reuse across a gap */
-        tc->anchor.addr = 0;
-    }
+    if (reject_fn)
+        reject_fn(tstate, native_tid(ts));
     return 0;
 }
 
@@ -785,7 +840,8 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     if (!ok)
         return -1;
     for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
-        uintptr_t holder = gil_holder(interp, &ok);
+        uintptr_t gil;
+        uintptr_t holder = gil_holder(interp, &gil, &ok);
         uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);
         for (int nt = 0; tstate && ok && nt < MAX_THREADS; nt++) {
             uint8_t ts[4096];
@@ -793,7 +849,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
                 (*rejected)++;
                 break;
             }
-            if (sample_thread(tstate, ts, holder, fn, ctx))
+            if (sample_thread(tstate, ts, holder, gil, fn, ctx))
                 passed++;
             else
                 (*rejected)++;
@@ -808,7 +864,6 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
 
 void pyvm_after_fork(void)
 {
-    out_tstate = 0;
     for (unsigned i = 0; i < TS_SLOTS; i++) {
         ts_caches[i].tstate = 0;
         ts_caches[i].depth = 0;

@@ -55,6 +55,9 @@ struct pyvm_thread {
     uintptr_t tstate;         /* PyThreadState address (identity only)     */
     uint32_t  native_tid;     /* gettid() value of the thread; 0 = unknown,
                                  PYVM_TID_ENDED: its thread has ended    */
+    int       cpu_known;      /* cpu_ns holds the thread's CPU time, read
+                                 by the kernel right after its stack      */
+    uint64_t  cpu_ns;
     unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
     unsigned  depth;          /* number of frames                          */
     /* The outermost same_outer frames are the same frames (address, code,
@@ -76,6 +79,13 @@ typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);
  * Returns the number of threads passed to fn, or -1 when the runtime
  * could not be read at all this time (counted by the caller). */
 int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
+
+/* Called by pyvm_sample for each thread whose stack it dropped as torn
+ * (after its re-reads), with the thread state and the thread's native id
+ * (0 = unknown), so that the caller can say where the thread was last
+ * seen.  Set once before sampling; NULL = nobody asks. */
+typedef void (*pyvm_reject_fn)(uintptr_t tstate, uint32_t native_tid);
+void pyvm_on_reject(pyvm_reject_fn fn);
 
 /* Forget per-thread caches (after fork in the child). */
 void pyvm_after_fork(void);

@@ -32,6 +32,7 @@
 #include "sampler.h"
 #include "state.h"
 #include "uncounted.h"
+#include "thread_cpu.h"
 #include "writer.h"
 
 #define TIMER_COOKIE 0x50797066
@@ -80,19 +81,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* CPU time of any thread of this process from its tid alone, without
- * touching glibc's struct pthread (which may be freed): the kernel's
- * per-thread CPU clock id encoding.  Fails once the thread is gone. */
-static int thread_cpu_ns(uint32_t tid, uint64_t *out)
-{
-    struct timespec ts;
-    clockid_t clk = (clockid_t)((~(unsigned)tid) << 3) | 6;
-    if (clock_gettime(clk, &ts) != 0)
-        return -1;
-    *out = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    return 0;
 }
 
 /* ------------------------------------------------------------ threads */
@@ -159,6 +147,21 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
     return s;
 }
 
+/* A thread's stack was dropped as torn: the writer counts it under where
+ * the thread was last seen (a thread never sampled yet is not known). */
+static void on_reject(uintptr_t tstate, uint32_t tid)
+{
+    if (!threads_cap)
+        return;
+    size_t j = (tid * 2654435761u) & (threads_cap - 1);
+    for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+        if (threads[j].tid == tid) {
+            if (threads[j].tstate == tstate)
+                writer_reject(threads[j].idx);
+            return;
+        }
+}
+
 /* ------------------------------------------------------------ tick */
 
 static void on_thread(void *ctx, const struct pyvm_thread *t)
@@ -173,8 +176,11 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     /* A thread state whose OS thread is gone (the parent's threads in a
      * fork child, before CPython prunes them; a main thread that ended
      * with pthread_exit, which CPython never prunes) is not sampled. */
-    if (t->native_tid == PYVM_TID_ENDED ||
-        (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0))
+    if (t->native_tid == PYVM_TID_ENDED)
+        return;
+    if (t->cpu_known)
+        cpu = t->cpu_ns;
+    else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
         return;
     if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
         return;
@@ -431,6 +437,7 @@ static void *sampler_main(void *arg)
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
     writer_prepare();
+    pyvm_on_reject(on_reject);
     last_flush_ns = mono_ns();
     if (may_spin()) {
         spin_loop(&set);

@@ -633,6 +633,52 @@ void writer_tick_end(void)
     record(PP_REC_TICK, w.tick, w.tick_len);
 }
 
+/* Rejects since the last flush by leaf node.  A full table counts the
+ * rest under leaf 0 (unknown), taking over its last slot if need be. */
+#define REJECT_SLOTS 32
+struct reject_count { uint32_t leaf, count; };
+static struct reject_count rejects[REJECT_SLOTS];
+static unsigned nrejects;
+
+static unsigned reject_slot(uint32_t leaf)
+{
+    for (unsigned i = 0; i < nrejects; i++)
+        if (rejects[i].leaf == leaf)
+            return i;
+    return REJECT_SLOTS;
+}
+
+void writer_reject(uint32_t thread_idx)
+{
+    const struct path *p = thread_idx < w.npaths ? &w.paths[thread_idx] : NULL;
+    uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
+    unsigned i = reject_slot(leaf);
+    if (i == REJECT_SLOTS && nrejects < REJECT_SLOTS) {
+        i = nrejects++;
+        rejects[i] = (struct reject_count){ leaf, 0 };
+    } else if (i == REJECT_SLOTS) {
+        i = reject_slot(0);
+        if (i == REJECT_SLOTS) {
+            i = REJECT_SLOTS - 1;
+            rejects[i].leaf = 0;
+        }
+    }
+    rejects[i].count++;
+}
+
+static void emit_rejects(void)
+{
+    uint8_t tmp[REJECT_SLOTS * 20];
+    struct buf b = { tmp, 0, sizeof tmp };
+    for (unsigned i = 0; i < nrejects; i++) {
+        put_varint(&b, rejects[i].leaf);
+        put_varint(&b, rejects[i].count);
+    }
+    if (nrejects)
+        emit(PP_REC_REJECTS, &b);
+    nrejects = 0;
+}
+
 static void put_counters(const struct pp_counters *c, struct buf *b)
 {
     put_varint(b, c->samples);
@@ -650,6 +696,7 @@ void writer_flush(const struct pp_counters *c)
         return;
     uint8_t tmp[64];
     struct buf b = { tmp, 0, sizeof tmp };
+    emit_rejects();
     put_counters(c, &b);
     emit(PP_REC_COUNTERS, &b);
     compress(ZSTD_e_flush);
@@ -661,6 +708,7 @@ void writer_end(int how, int value, const struct pp_counters *c)
         return;
     uint8_t tmp[128];
     struct buf b = { tmp, 0, sizeof tmp };
+    emit_rejects();
     put_varint(&b, now_ns(CLOCK_REALTIME));
     if (b.len < b.cap)
         b.p[b.len++] = (uint8_t)how;
@@ -679,6 +727,7 @@ void writer_end(int how, int value, const struct pp_counters *c)
 static void reset_tables(void)
 {
     w.tick_len = 0;
+    nrejects = 0;
     if (w.nodes)
         memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
     w.nodes_used = 0;

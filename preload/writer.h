@@ -41,6 +41,10 @@ void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
                    unsigned flags);
 void writer_tick_end(void);
 
+/* A sample of thread idx was rejected: counted under the leaf of the
+ * thread's last sample, for the next flush's REJECTS record. */
+void writer_reject(uint32_t thread_idx);
+
 /* Makes everything so far decodable from the file (ZSTD_e_flush + write),
  * preceded by a COUNTERS record. */
 void writer_flush(const struct pp_counters *c);

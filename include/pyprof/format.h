@@ -70,6 +70,13 @@ enum pp_record_kind {
      * header's start to this record on the monotonic clock (absent in
      * files from earlier builds).  Last record of a complete file. */
     PP_REC_END      = 8,
+    /* Rejected samples since the previous REJECTS record, by where their
+     * thread was last seen: until the end of the payload, pairs
+     *     leaf:node-id count:varint
+     * leaf is the leaf of the thread's last sample written before the
+     * reject (0 = none).  Written before COUNTERS when there were rejects;
+     * absent in files from earlier builds. */
+    PP_REC_REJECTS  = 9,
 };
 
 /* How the process image that wrote the file came to be. */

@@ -133,6 +133,9 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->is_gil_ptr = (uint32_t)field(raw, p->is_gil_ptr);
     l->gil_holder = 8;       /* _gil_runtime_state: last_holder, locked */
     l->gil_locked = 16;
+    l->gil_switches = 24;    /* switch_number (GIL builds)               */
+    l->lasti_unstarted = 0;  /* a new frame's instr_ptr is its first one */
+    l->init_shim_symbol = "_Py_InitCleanup";
 
     l->ts_next = (uint32_t)field(raw, p->ts_next);
     l->ts_interp = (uint32_t)field(raw, p->ts_interp);

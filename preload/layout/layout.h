@@ -56,6 +56,7 @@ struct py_layout {
     uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
     uint32_t gil_holder;         /* inside _gil_runtime_state                */
     uint32_t gil_locked;
+    uint32_t gil_switches;       /* switch_number: 0 = not known (3.10/3.11) */
 
     /* PyThreadState */
     uint32_t ts_read;            /* bytes to read from a tstate              */
@@ -74,6 +75,14 @@ struct py_layout {
     uint32_t fr_previous;
     uint32_t fr_instr;           /* 3.10: int f_lasti; else instruction ptr  */
     uint32_t fr_owner;           /* FRAMES_INTERP only                       */
+    uint32_t fr_refcnt;          /* FRAMES_OBJECTS: ob_refcnt, 0 once freed  */
+    uint32_t fr_gen;             /* FRAMES_OBJECTS: f_gen, set in generators */
+    /* The lasti of a frame that has not started: -1 (before the first
+     * instruction) up to 3.12, 0 (on it) from 3.13, where the interpreter's
+     * own shim that runs a class's __init__ (init_shim_symbol, a static
+     * code object) also stands there while __init__ runs. */
+    int32_t lasti_unstarted;
+    const char *init_shim_symbol;
     uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14+ stackref)*/
     /* Frames with owner >= owner_skip_min and owner != owner_keep are
      * interpreter-internal shims, not Python frames. */

@@ -14,8 +14,12 @@ const struct py_layout py310_layout = {
     .ts_read = 184, .ts_next = 8, .ts_interp = 16, .ts_frame = 24,
     .ts_native_tid = 0, .ts_thread_id = 176,
 
-    /* PyFrameObject: f_back, f_code, int f_lasti (code units) */
+    /* PyFrameObject: f_back, f_code, int f_lasti (code units); a frame
+     * on the free list or kept as its code's zombie has ob_refcnt 0;
+     * f_gen is the generator of a generator's or coroutine's frame */
     .fr_read = 100, .fr_code = 32, .fr_previous = 24, .fr_instr = 96,
+    .fr_refcnt = 0, .fr_gen = 88,
+    .lasti_unstarted = -1,
     .owner_skip_min = -1, .owner_skip_max = -1,
 
     .co_read = 128, .co_filename = 104, .co_name = 112, .co_qualname = 0,

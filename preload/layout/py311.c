@@ -20,6 +20,7 @@ const struct py_layout py311_layout = {
     .fr_read = 72, .fr_code = 32, .fr_previous = 48, .fr_instr = 56,
     .fr_owner = 69, .owner_skip_min = -1, .owner_skip_max = -1,
 
+    .lasti_unstarted = -1,
     .co_read = 176, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_firstlineno = 72, .co_linetable = 136, .co_firsttraceable = 168,
     .co_code_adaptive = 184,

@@ -312,6 +312,31 @@ Test(forged, a_span_past_the_end_of_time_is_capped_not_wrapped)
     char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
     /* (INT64_MAX - the header's start) ns */
     cr_assert(strstr(text, "duration        7523372036.85 s"), "%s", text);
+}
+
+/* A header, then one code f (/x.py) and one stack node of it (id 1). */
+static void one_stack(struct rb *raw)
+{
+    header(raw);
+    rec_str(raw, PP_REC_STRING, 1, "f");
+    rec_str(raw, PP_REC_STRING, 2, "/x.py");
+    rec(raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+}
+
+/* A file from before REJECTS records: its share of rejects is still said,
+ * without where the threads were. */
+Test(forged, many_rejects_in_a_file_without_rejects_records_are_said_without_places)
+{
+    struct rb raw = { 0 };
+    one_stack(&raw);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    /* samples 1, rejected 5, missed 0, cpu 0, ticks 10 */
+    rec(&raw, PP_REC_COUNTERS, (uint64_t[]){ 1, 5, 0, 0, 10 }, 5);
+    const char *path = to_file(&raw);
+    char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    cr_assert(strstr(text, "  [rejected 50.0 % of ticks]\n"), "%s", text);
     free(text);
     unlink(path);
     free(raw.b);
@@ -375,4 +400,22 @@ Test(forged, a_nul_byte_in_a_source_line_does_not_shift_the_lines_after_it)
     unlink(path);
     unlink(path_py);
     rmdir(dir);
+}
+
+Test(forged, rejects_under_a_stack_never_defined_are_damage)
+{
+    struct rb raw = { 0 };
+    one_stack(&raw);
+    rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 3, 0, 2 }, 4);
+    rec(&raw, PP_REC_REJECTS, (uint64_t[]){ 1, 1, 7, 1 }, 4);
+    const char *path = to_file(&raw);
+    struct rd_file *f = rd_read(path);
+    cr_assert(f->problem && strstr(f->problem, "rejects refer to an undefined stack"),
+              "%s", f->problem);
+    cr_assert_eq(f->nrejects, 2u, "the rejects before the damage are kept");
+    cr_assert_eq(f->rejects[0].count, 4u);
+    rd_free(f);
+    all_reports(path);
+    unlink(path);
+    free(raw.b);
 }

@@ -36,6 +36,10 @@ static struct code_info outer = { .qualname = "outer", .name = "outer",
 static struct code_info inner = { .qualname = "Job.inner", .name = "inner",
                                   .filename = "/app/x.py", .firstlineno = 5 };
 
+/* When nonzero: every reject_every-th tick, the worker's sample is
+ * rejected instead of written. */
+static int reject_every;
+
 struct written {
     char path[8192];
     uint64_t samples;
@@ -82,7 +86,13 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
                                  .frames = one };
         writer_tick_begin(t0 + (uint64_t)t * 10000000ULL);
         writer_sample(1, &a, a.flags | PP_SAMPLE_ON_CPU);
-        writer_sample(2, &b, 0);
+        if (reject_every && t % reject_every == reject_every - 1) {
+            writer_reject(2);
+            c.rejected++;
+            c.samples--;
+        } else {
+            writer_sample(2, &b, 0);
+        }
         writer_tick_end();
         c.samples += 2;
         c.ticks++;
@@ -374,4 +384,38 @@ Test(reports, the_text_tree_indents_a_child_under_its_parent)
     cr_assert_eq(row_indent(buf, "4243"), row_indent(buf, "4242") + 2,
                  "the fork child is not indented under its parent:\n%s", buf);
     free(buf);
+}
+
+/* The writer counts each reject under the leaf of its thread's last
+ * sample; above 2 % of a process's ticks the text report says so on the
+ * process's line, with where the threads were last seen. */
+Test(reports, rejects_over_2_percent_of_ticks_are_said_on_the_process_line)
+{
+    struct written w;
+    reject_every = 10;
+    write_profile(&w);
+    reject_every = 0;
+    struct rd_file *f = rd_read(w.path);
+    cr_assert_null(f->problem, "problem: %s", f->problem);
+    cr_assert_eq(f->counters.rejected, TICKS / 10u);
+    cr_assert_eq(f->nrejects, 1u);
+    const struct rd_node *leaf = &f->nodes[f->rejects[0].leaf];
+    cr_assert_str_eq(rd_string(f, f->codes[leaf->code].qualname), "outer");
+    cr_assert_eq(f->rejects[0].count, TICKS / 10u);
+    rd_free(f);
+    char *text = report_of(w.path, MODE_WALL, GROUP_NONE, out_text);
+    cr_assert(strstr(text, "[rejected 10.0 % of ticks; last seen in: outer 100 %]"),
+              "%s", text);
+    free(text);
+}
+
+Test(reports, rejects_under_2_percent_of_ticks_are_not_remarked)
+{
+    struct written w;
+    reject_every = 100;
+    write_profile(&w);
+    reject_every = 0;
+    char *text = report_of(w.path, MODE_WALL, GROUP_NONE, out_text);
+    cr_assert_null(strstr(text, "[rejected"), "%s", text);
+    free(text);
 }

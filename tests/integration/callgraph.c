@@ -1,0 +1,234 @@
+/*
+ * callgraph.c — the stack checker of callgraph.h: a few small tables
+ * searched linearly (graphs of test programs have tens of facts).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
+
+#define NAME_MAX_LEN 128
+
+struct cg_func {
+    char name[NAME_MAX_LEN];
+    long first, last;
+    int resumed;
+};
+
+struct cg_edge {
+    char caller[NAME_MAX_LEN], callee[NAME_MAX_LEN];
+    long line;
+    int resume;
+};
+
+struct callgraph {
+    char file[1024];
+    struct cg_func *funcs;
+    size_t nfuncs;
+    struct cg_edge *edges;
+    size_t nedges;
+    char (*entries)[NAME_MAX_LEN];
+    size_t nentries;
+};
+
+static void *grow(void *p, size_t n, size_t size)
+{
+    /* Powers of two: grow when n reaches one. */
+    if (n && (n & (n - 1)))
+        return p;
+    void *q = realloc(p, (n ? n * 2 : 8) * size);
+    if (!q)
+        abort();
+    return q;
+}
+
+static int parse_line(struct callgraph *g, const char *line)
+{
+    char a[NAME_MAX_LEN], b[NAME_MAX_LEN], kind[16];
+    long x, y;
+    if (sscanf(line, "file %1023s", g->file) == 1)
+        return 0;
+    if (sscanf(line, "entry %127s", a) == 1) {
+        g->entries = grow(g->entries, g->nentries, sizeof *g->entries);
+        memcpy(g->entries[g->nentries++], a, sizeof a);
+        return 0;
+    }
+    if (sscanf(line, "func %127s %ld %ld %15s", a, &x, &y, kind) == 4 &&
+        (!strcmp(kind, "called") || !strcmp(kind, "resumed"))) {
+        g->funcs = grow(g->funcs, g->nfuncs, sizeof *g->funcs);
+        struct cg_func *f = &g->funcs[g->nfuncs++];
+        memcpy(f->name, a, sizeof a);
+        f->first = x;
+        f->last = y;
+        f->resumed = kind[0] == 'r';
+        return 0;
+    }
+    int resume = !strncmp(line, "resume ", 7);
+    if ((resume || !strncmp(line, "call ", 5)) &&
+        sscanf(line + (resume ? 7 : 5), "%127s %ld %127s", a, &x, b) == 3) {
+        g->edges = grow(g->edges, g->nedges, sizeof *g->edges);
+        struct cg_edge *e = &g->edges[g->nedges++];
+        memcpy(e->caller, a, sizeof a);
+        memcpy(e->callee, b, sizeof b);
+        e->line = x;
+        e->resume = resume;
+        return 0;
+    }
+    return -1;
+}
+
+struct callgraph *cg_parse(const char *text, char *err, size_t errsize)
+{
+    struct callgraph *g = calloc(1, sizeof *g);
+    if (!g)
+        abort();
+    long no = 0;
+    for (const char *p = text; *p; ) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        no++;
+        if (len >= sizeof line) {
+            snprintf(err, errsize, "line %ld: too long", no);
+            cg_free(g);
+            return NULL;
+        }
+        memcpy(line, p, len);
+        line[len] = 0;
+        if (len && parse_line(g, line) != 0) {
+            snprintf(err, errsize, "line %ld: cannot parse \"%s\"", no, line);
+            cg_free(g);
+            return NULL;
+        }
+        p += len + (nl != NULL);
+    }
+    if (!g->file[0] || !g->nentries) {
+        snprintf(err, errsize, "no file or no entry");
+        cg_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void cg_free(struct callgraph *g)
+{
+    if (!g)
+        return;
+    free(g->funcs);
+    free(g->edges);
+    free(g->entries);
+    free(g);
+}
+
+/* "name (file:line)" -> name, file, line. */
+static int split(const char *frame, char *name, char *file, long *line)
+{
+    const char *sp = strstr(frame, " (");
+    const char *colon = strrchr(frame, ':');
+    size_t n = strlen(frame);
+    if (!sp || !colon || colon < sp || n < 4 || frame[n - 1] != ')' ||
+        (size_t)(sp - frame) >= NAME_MAX_LEN ||
+        (size_t)(colon - sp - 2) >= 1024)
+        return -1;
+    memcpy(name, frame, (size_t)(sp - frame));
+    name[sp - frame] = 0;
+    memcpy(file, sp + 2, (size_t)(colon - sp - 2));
+    file[colon - sp - 2] = 0;
+    char *end;
+    *line = strtol(colon + 1, &end, 10);
+    return end == colon + 1 || *end != ')' ? -1 : 0;
+}
+
+static const struct cg_func *func_of(const struct callgraph *g, const char *name)
+{
+    for (size_t i = 0; i < g->nfuncs; i++)
+        if (!strcmp(g->funcs[i].name, name))
+            return &g->funcs[i];
+    return NULL;
+}
+
+static int has_edge(const struct callgraph *g, const char *caller, long line,
+                    const char *callee, int resume)
+{
+    for (size_t i = 0; i < g->nedges; i++) {
+        const struct cg_edge *e = &g->edges[i];
+        if (e->line == line && e->resume == resume &&
+            !strcmp(e->caller, caller) && !strcmp(e->callee, callee))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_entry(const struct callgraph *g, const char *name)
+{
+    for (size_t i = 0; i < g->nentries; i++)
+        if (!strcmp(g->entries[i], name))
+            return 1;
+    return 0;
+}
+
+/* The interpreter's own frozen modules (zipimport, importlib) run from C
+ * while it starts, before the program's first frame: a stack of those
+ * alone is the interpreter's, not the program's. */
+static int interpreter_own(const char *const *frames, size_t depth)
+{
+    for (size_t i = 0; i < depth; i++)
+        if (!strstr(frames[i], " (<frozen "))
+            return 0;
+    return depth > 0;
+}
+
+enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
+                         size_t depth, size_t *at)
+{
+    char caller[NAME_MAX_LEN] = "";
+    long caller_line = 0;
+    *at = 0;
+    if (!depth)
+        return CG_EMPTY;
+    if (interpreter_own(frames, depth))
+        return CG_OK;
+    for (size_t i = 0; i < depth; i++) {
+        char name[NAME_MAX_LEN], file[1024];
+        long line;
+        *at = i;
+        if (split(frames[i], name, file, &line) != 0)
+            return CG_BAD_FRAME;
+        int module = !strcmp(name, "<module>");
+        const struct cg_func *f = module ? NULL : func_of(g, name);
+        if (strcmp(file, g->file) != 0 || (!module && !f))
+            return CG_FOREIGN;
+        /* -1: the innermost frame is at an instruction that has no line
+         * (a loop's jump back in 3.11, exception clean-up): a real moment,
+         * but never a call. */
+        if (f && (line < f->first || line > f->last) &&
+            !(line == -1 && i == depth - 1))
+            return CG_LINE_OUTSIDE;
+        if (i == 0 && !is_entry(g, name))
+            return CG_NOT_ENTRY;
+        if (i > 0) {
+            int resumed = f && f->resumed;
+            if (!has_edge(g, caller, caller_line, name, resumed))
+                return resumed ? CG_NOT_RESUMED : CG_NOT_CALLED;
+        }
+        memcpy(caller, name, sizeof name);
+        caller_line = line;
+    }
+    return CG_OK;
+}
+
+const char *cg_verdict_name(enum cg_verdict v)
+{
+    static const char *const names[] = {
+        [CG_OK] = "ok",
+        [CG_EMPTY] = "no frame",
+        [CG_BAD_FRAME] = "malformed frame",
+        [CG_FOREIGN] = "frame of another file or an unknown function",
+        [CG_LINE_OUTSIDE] = "frame on a line outside its function",
+        [CG_NOT_ENTRY] = "outermost frame is not a thread entry",
+        [CG_NOT_CALLED] = "caller's line does not call the frame above it",
+        [CG_NOT_RESUMED] = "generator/coroutine under a line that does not resume it",
+    };
+    return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
+}

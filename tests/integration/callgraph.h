@@ -1,0 +1,52 @@
+/*
+ * callgraph.h — checks sampled stacks against a program's own call graph
+ * (what tests/py/stackstorm.py prints with "graph"): a stack the program
+ * could never have had is named with the rule it breaks.
+ *
+ * Graph text, one fact a line:
+ *     file PATH                        the program's one source file
+ *     entry NAME                       a thread's outermost function
+ *     func NAME FIRST LAST called|resumed
+ *                                      a function, its lines, and whether
+ *                                      it runs when called or only when a
+ *                                      generator/coroutine is resumed
+ *     call CALLER LINE CALLEE          CALLER's line LINE calls CALLEE
+ *     resume CALLER LINE CALLEE        CALLER's line LINE resumes CALLEE
+ * <module> is always a function (of any line).  A stack made only of
+ * frames of "<frozen ...>" files is the interpreter's own start-up
+ * (zipimport, importlib called from C) and passes.
+ */
+#ifndef PYPROF_TEST_CALLGRAPH_H
+#define PYPROF_TEST_CALLGRAPH_H
+
+#include <stddef.h>
+
+enum cg_verdict {
+    CG_OK,
+    CG_EMPTY,            /* no frame at all                               */
+    CG_BAD_FRAME,        /* not "name (file:line)"                        */
+    CG_FOREIGN,          /* a frame of another file or an unknown function */
+    CG_LINE_OUTSIDE,     /* a frame on a line its function does not have
+                            (the innermost frame may be on line -1)       */
+    CG_NOT_ENTRY,        /* the outermost frame is no thread's entry      */
+    CG_NOT_CALLED,       /* a caller's line does not call its callee      */
+    CG_NOT_RESUMED,      /* a generator/coroutine under a line that does
+                            not resume it                                 */
+};
+
+struct callgraph;
+
+/* Parses the graph text; NULL with a reason in err on a malformed line. */
+struct callgraph *cg_parse(const char *text, char *err, size_t errsize);
+
+/* Checks one stack, frames outermost first as pyprof-merge's collapsed
+ * format writes them ("qualname (file:line)").  *at is the index of the
+ * offending frame. */
+enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
+                         size_t depth, size_t *at);
+
+const char *cg_verdict_name(enum cg_verdict v);
+
+void cg_free(struct callgraph *g);
+
+#endif
