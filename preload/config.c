@@ -1,7 +1,7 @@
 /*
  * config.c — PYPROF_* environment -> pp_config, once, in the constructor.
  * A bad value gets one message and the default: the application must run
- * whatever the user typed (SPEC §4).
+ * whatever the user typed (pyprof(7), ENVIRONMENT).
  */
 #include <errno.h>
 #include <stdio.h>

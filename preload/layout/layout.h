@@ -75,8 +75,8 @@ struct py_layout {
     uint32_t fr_instr;           /* 3.10: int f_lasti; else instruction ptr  */
     uint32_t fr_owner;           /* FRAMES_INTERP only                       */
     uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14+ stackref)*/
-    /* Frames with owner >= owner_skip_min and owner != owner_keep are
-     * interpreter-internal shims, not Python frames. */
+    /* Frames with owner_skip_min <= owner <= owner_skip_max are
+     * interpreter-internal shims, not Python frames (-1: none). */
     int owner_skip_min;          /* 3.12/3.13: 3 (CSTACK) == only skipped     */
     int owner_skip_max;          /* 3.12/3.13: 3; 3.14+: 255; 3.11: none (-1) */
 

@@ -2,7 +2,7 @@
  * harness.h — helpers for the integration tests: the interpreters to run,
  * a fresh output directory per test, running a command (with or without
  * the preload) under a timeout, running pyprof-merge, and reading what it
- * prints (collapsed lines, the JSON document of SPEC §6).
+ * prints (collapsed lines, the JSON document of pyprof-merge(1), JSON).
  *
  * The tests find the build products through four variables that
  * `make check` exports (Makefile.am, AM_TESTS_ENVIRONMENT):

@@ -1,6 +1,6 @@
 /*
- * test_core.c — what one profiled CPython process guarantees (issue 2,
- * "Must show"), checked on every interpreter the harness finds, always on
+ * test_core.c — what one profiled CPython process guarantees (pyprof(7),
+ * DESCRIPTION), checked on every interpreter the harness finds, always on
  * the contents of the merged report.
  */
 #include <errno.h>

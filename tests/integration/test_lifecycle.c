@@ -1,8 +1,9 @@
 /*
  * test_lifecycle.c — fork children, the ways a process ends, and
- * multiprocessing under every start method (issue 3, "Must show"): their
- * samples are in the merged report, their files are complete where the
- * process could be told it was ending, and each ended as it would have.
+ * multiprocessing under every start method (pyprof(7), Fork and Ending
+ * cleanly): their samples are in the merged report, their files are
+ * complete where the process could be told it was ending, and each ended
+ * as it would have.
  */
 #include <stdio.h>
 #include <stdlib.h>

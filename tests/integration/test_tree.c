@@ -1,8 +1,9 @@
 /*
- * test_tree.c — the process tree (issue 3): every way of starting a Python
- * child keeps it profiled and linked to its parent, intermediaries that are
- * not Python write nothing, exec keeps the pid and starts a new file, and a
- * pre-fork server is profiled master and workers alike.
+ * test_tree.c — the process tree (pyprof(7), Following children): every
+ * way of starting a Python child keeps it profiled and linked to its
+ * parent, intermediaries that are not Python write nothing, exec keeps the
+ * pid and starts a new file, and a pre-fork server is profiled master and
+ * workers alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
