@@ -78,7 +78,8 @@ class Bench:
         self.lib = os.path.join(self.build, ".libs", "libpyprof.so")
         self.merge = os.path.join(self.build, "pyprof-merge")
         self.tool = {t: os.path.join(self.build, "bench", t)
-                     for t in ("pp-dump", "pp-gen", "pp-spawn", "pp-waker")}
+                     for t in ("pp-dump", "pp-gen", "pp-spawn", "pp-waker",
+                               "pp-flushfd")}
         self.py = a.python
         self.tmp = tempfile.mkdtemp(prefix="pyprof-bench-")
         self.rows = []

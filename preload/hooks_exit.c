@@ -2,6 +2,9 @@
  * hooks_exit.c — every way out of a Python process finishes its file.
  *
  *   exit() and return from main  -> on_exit handler (gets the status)
+ *   the last thread ending without
+ *   exit()                        -> glibc's exit(0), as above (the sampler
+ *                                    is not counted: uncounted.h)
  *   os._exit / _exit / _Exit      -> interposed here (no atexit runs)
  *   fatal signals with SIG_DFL    -> sigchain.c finishes, then dies the same way
  *   exec                          -> hooks_exec.c via pp_before_exec

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "own_fd.h"
 #include "state.h"
 
 static void emit(const char *fmt, va_list ap)
@@ -31,14 +32,23 @@ static void emit(const char *fmt, va_list ap)
 
     /* A log file this process cannot open (another user's) loses the
      * message rather than put it on the program's stderr. */
-    int to_file = pp_config.log_file[0] != 0;
-    int fd = to_file ? open(pp_config.log_file, O_WRONLY | O_APPEND | O_CREAT |
-                                                O_CLOEXEC | O_NOFOLLOW, 0600)
-                     : 2;
+    int fd = 2, opened = 0;
+    if (pp_config.log_file[0]) {
+        fd = open(pp_config.log_file,
+                  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        opened = fd >= 0;
+    } else if (pp_fd_keep()) {
+        /* The sampler's private fd table has no stderr: the program's, by
+         * its /proc name, for this one message.  Non-blocking: opening a
+         * pipe whose reader is gone would wait for a reader for ever. */
+        fd = open("/proc/self/fd/2",
+                  O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        opened = fd >= 0;
+    }
     if (fd >= 0) {
         ssize_t w = write(fd, buf, len);
         (void)w;
-        if (to_file)
+        if (opened)
             close(fd);
     }
     errno = saved;

@@ -662,6 +662,10 @@ static uint32_t native_tid(const uint8_t *ts)
     int32_t tid = 0;
     if (!pt || safe_read(&tid, pt + (uintptr_t)pthread_tid_off, sizeof tid) != 0)
         return 0;
+    /* The kernel clears the field when the thread ends (glibc registers
+     * it with CLONE_CHILD_CLEARTID / set_tid_address). */
+    if (tid == 0)
+        return PYVM_TID_ENDED;
     return tid > 0 ? (uint32_t)tid : 0;
 }
 

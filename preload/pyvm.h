@@ -17,6 +17,11 @@
 #ifndef PYPROF_PYVM_H
 #define PYPROF_PYVM_H
 
+/* native_tid of a thread state whose OS thread has ended while CPython
+ * kept the state (a main thread that called pthread_exit): no thread can
+ * have this id. */
+#define PYVM_TID_ENDED UINT32_MAX
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,7 +53,8 @@ struct pyvm_frame {
 /* One sampled thread.  frames[0] is the innermost frame. */
 struct pyvm_thread {
     uintptr_t tstate;         /* PyThreadState address (identity only)     */
-    uint32_t  native_tid;     /* gettid() value of the thread; 0 = unknown */
+    uint32_t  native_tid;     /* gettid() value of the thread; 0 = unknown,
+                                 PYVM_TID_ENDED: its thread has ended    */
     unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
     unsigned  depth;          /* number of frames                          */
     /* The outermost same_outer frames are the same frames (address, code,

@@ -3,9 +3,9 @@
  *
  * A guarded memcpy costs ~13 ns per read, process_vm_readv on ourselves
  * ~800 ns (pyprof(7), Reading memory safely).  A sample reads tens of
- * objects, so the guarded copy is the default.  The guard is a sigsetjmp in the
- * reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c keeps in
- * front of everyone else's.  If the handler is ever replaced behind the
+ * objects, so the guarded copy is the default.  The guard is a sigsetjmp
+ * in the reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c
+ * keeps in front of everyone else's.  If the handler is ever replaced behind the
  * interposition (a raw rt_sigaction), the owner check moves us to
  * process_vm_readv for good, and if that is forbidden too (seccomp), to
  * pread() on /proc/self/mem.  The kernel bounds-checks both.
@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -75,45 +76,47 @@ void safe_section_faulted(void)
     faults++;
 }
 
+/* Our memory named by the calling thread's id, not the process id: once
+ * the main thread has ended with pthread_exit (the other threads going
+ * on), the process id names a task without memory, and both
+ * process_vm_readv and /proc/self/mem fail on it. */
+static pid_t self_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
 static int read_vm(void *dst, uintptr_t src, size_t n)
 {
     struct iovec l = { dst, n }, r = { (void *)src, n };
-    ssize_t got = process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0);
+    ssize_t got = process_vm_readv(self_tid(), &l, 1, &r, 1, 0);
     if (got == (ssize_t)n)
         return 0;
     faults++;
     return -1;
 }
 
-/* Whether proc_mem_fd is still the file we opened: a program that closes
- * every fd may have reused the number for one of its own. */
-static int proc_mem_fd_ours(void)
-{
-    return pp_fd_is(proc_mem_fd, proc_mem_dev, proc_mem_ino);
-}
-
+/* The fd is kept only in the sampler's private fd table (own_fd.h); in
+ * any other thread, or where there is none, it lives for one read.  A kept
+ * one is checked to be what we opened, and reopened after fork (an fd
+ * opened before fork reads the parent). */
 static int read_proc_mem(void *dst, uintptr_t src, size_t n)
 {
-    /* An fd opened before fork reads the parent: reopen per pid. */
-    if (proc_mem_pid != pp_state.pid || !proc_mem_fd_ours()) {
-        if (proc_mem_fd_ours())
-            close(proc_mem_fd);
-        proc_mem_fd = -1;
-        int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    int fd = proc_mem_fd, kept = 1;
+    if (!pp_fd_keep() || proc_mem_pid != pp_state.pid ||
+        !pp_fd_is(fd, proc_mem_dev, proc_mem_ino)) {
+        fd = open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
-        fd = pp_fd_high(fd);
         struct stat st;
-        if (fstat(fd, &st) != 0) {
-            close(fd);
-            return -1;
+        kept = pp_fd_keep() && fstat(fd, &st) == 0;
+        if (kept) {
+            proc_mem_fd = fd;
+            proc_mem_dev = st.st_dev;
+            proc_mem_ino = st.st_ino;
+            proc_mem_pid = pp_state.pid;
         }
-        proc_mem_fd = fd;
-        proc_mem_dev = st.st_dev;
-        proc_mem_ino = st.st_ino;
-        proc_mem_pid = pp_state.pid;
     }
-    if (pread(proc_mem_fd, dst, n, (off_t)src) == (ssize_t)n)
+    int ok = pread(fd, dst, n, (off_t)src) == (ssize_t)n;
+    if (!kept)
+        close(fd);
+    if (ok)
         return 0;
     faults++;
     return -1;
@@ -140,7 +143,7 @@ static enum read_path syscall_path(void)
 {
     uint64_t probe = 0x5059505246ULL, got = 0;
     struct iovec l = { &got, sizeof got }, r = { &probe, sizeof probe };
-    if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) == sizeof got && got == probe)
+    if (process_vm_readv(self_tid(), &l, 1, &r, 1, 0) == sizeof got && got == probe)
         return PATH_VM_READV;
     path = PATH_PROC_MEM;
     if (read_proc_mem(&got, (uintptr_t)&probe, sizeof got) == 0 && got == probe)

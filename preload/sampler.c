@@ -7,6 +7,7 @@
  * tgkill and wait for the acknowledgement, bounded, using only
  * async-signal-safe calls.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,11 +25,13 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "not_profiled.h"
+#include "own_fd.h"
 #include "pyprof/format.h"
 #include "pyvm.h"
 #include "safe_read.h"
 #include "sampler.h"
 #include "state.h"
+#include "uncounted.h"
 #include "writer.h"
 
 #define TIMER_COOKIE 0x50797066
@@ -65,6 +69,7 @@ static size_t threads_cap, threads_used;
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
+static int main_gone;       /* the main thread ended with pthread_exit */
 
 extern char **pp_argv;      /* preload.c */
 
@@ -166,8 +171,12 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     if (!t->depth)
         return;
     /* A thread state whose OS thread is gone (the parent's threads in a
-     * fork child, before CPython prunes them) is not sampled. */
-    if (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0)
+     * fork child, before CPython prunes them; a main thread that ended
+     * with pthread_exit, which CPython never prunes) is not sampled. */
+    if (t->native_tid == PYVM_TID_ENDED ||
+        (t->native_tid && thread_cpu_ns(t->native_tid, &cpu) != 0))
+        return;
+    if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
         return;
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)
@@ -184,6 +193,23 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     s->wall_ns = now;
     writer_sample(s->idx, t, flags);
     counters.samples++;
+}
+
+/* The main thread that ended with pthread_exit while others go on stays a
+ * zombie until the process ends: its CPU clock still answers, but the
+ * kernel no longer finds memory behind its id.  Asked at most every 10 ms
+ * (a system call of about a microsecond). */
+#define MAIN_CHECK_NS 10000000ULL
+static void check_main(uint64_t now)
+{
+    static uint64_t last;
+    if (main_gone || now - last < MAIN_CHECK_NS)
+        return;
+    last = now;
+    char probe = 0, got;
+    struct iovec l = { &got, 1 }, r = { &probe, 1 };
+    if (process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0) < 0 && errno == ESRCH)
+        main_gone = 1;
 }
 
 static void flush(uint64_t now)
@@ -230,6 +256,7 @@ static void tick(void)
      * idle one while the interpreter finalizes and has nothing to sample. */
     if (pyvm_ready()) {
         unsigned rejected = 0;
+        check_main(now);
         writer_tick_begin(now);
         if (pyvm_sample(on_thread, &now, &rejected) < 0)
             rejected++;
@@ -297,14 +324,34 @@ static int take_signal(const sigset_t *set, siginfo_t *si,
     return (int)syscall(SYS_rt_sigtimedwait, set, si, timeout, (size_t)(_NSIG / 8));
 }
 
+/* A thread of the program other than the main one (which has ended), for
+ * a signal to go to; 0 if there is none. */
+static pid_t some_thread(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    pid_t found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid > 0 && tid != pp_state.pid && tid != atomic_load(&sampler_tid))
+            found = tid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Hands a signal that reached us through take_signal to where it
  * belongs: a timer tick, a kick from pp_finish (nothing to do: the
  * request is read anyway), or the application's own use of this signal
- * number, which goes to the main thread. */
+ * number, which goes to the main thread, or to another thread of the
+ * program once the main thread has ended. */
 static void other_signal(const siginfo_t *si)
 {
-    if (!(si->si_code == SI_TKILL && si->si_pid == pp_state.pid))
-        syscall(SYS_tgkill, pp_state.pid, pp_state.pid, si->si_signo);
+    if (si->si_code == SI_TKILL && si->si_pid == pp_state.pid)
+        return;
+    pid_t to = main_gone ? some_thread() : pp_state.pid;
+    if (to > 0)
+        syscall(SYS_tgkill, pp_state.pid, to, si->si_signo);
 }
 
 /* When the file ends: the thread may have been off a CPU since it last
@@ -362,10 +409,24 @@ static void spin_loop(const sigset_t *set)
     }
 }
 
+/* The sampler's end.  If every thread of the program has ended meanwhile,
+ * the last one is in exit() (uncounted.h), and so is the process: it must
+ * not end as a thread too. */
+static void *leave(void)
+{
+    if (!pp_recount_sampler())
+        for (;;)
+            pause();
+    return NULL;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = gettid_raw();
+    if (pp_fd_table_private() != 0)
+        pp_log(1, "no private fd table (%s); the profile is opened for each "
+                  "write", strerror(errno));
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
@@ -375,7 +436,7 @@ static void *sampler_main(void *arg)
         spin_loop(&set);
         running = 0;
         atomic_store(&acked, 1);
-        return NULL;
+        return leave();
     }
     /* Where the timer's next expiry falls, for count_late. */
     const uint64_t iv = 1000000000ULL / pp_config.hz;
@@ -384,7 +445,7 @@ static void *sampler_main(void *arg)
     if (make_timer(&timer) != 0) {
         pp_not_profiled("timer_create: %s", strerror(errno));
         running = 0;
-        return NULL;
+        return leave();
     }
     for (;;) {
         siginfo_t si;
@@ -407,7 +468,7 @@ static void *sampler_main(void *arg)
     timer_delete(timer);
     running = 0;
     atomic_store(&acked, 1);
-    return NULL;
+    return leave();
 }
 
 int sampler_start(void)
@@ -432,7 +493,12 @@ int sampler_start(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 << 10);
+    pp_uncount_prepare();
     int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    if (r == 0)
+        pp_uncount_sampler();
+    else
+        pp_uncount_cancel();
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
@@ -460,6 +526,8 @@ void sampler_reset_child(void)
     running = 0;
     sampler_tid = 0;
     file_open = 0;
+    main_gone = 0;
+    pp_uncount_reset_child();
     atomic_store(&finishing, 0);
     memset(&counters, 0, sizeof counters);
     if (threads)

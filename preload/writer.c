@@ -43,8 +43,9 @@ struct path { uint32_t *node; unsigned len, cap; uint32_t seq; };
 static void reset_tables(void);
 
 static struct {
-    int fd;
-    dev_t dev; ino_t ino;           /* to notice an fd taken over by the app */
+    int fd;                         /* open between writes: see out_fd()  */
+    int have_file;                  /* created: path, dev and ino are set */
+    dev_t dev; ino_t ino;           /* the file we created                */
     char path[PATH_MAX];
     ZSTD_CCtx *cctx;
     uint8_t *raw; size_t raw_len;
@@ -64,51 +65,53 @@ static struct {
 
 /* ------------------------------------------------------------ output */
 
-static int fd_is_ours(void)
+/* The file, open for one write: kept open only in the sampler's private
+ * fd table (own_fd.h), else opened by path for each write and closed after
+ * it, so that the program's fd table holds nothing of ours between
+ * writes.  A file at that path that is not the one we created is never
+ * written. */
+static int out_fd(void)
 {
-    return pp_fd_is(w.fd, w.dev, w.ino);
-}
-
-/* Programs that close every fd or daemonize may have closed ours, and may
- * own its number now: check before every write, reopen by path if so. */
-static int ensure_fd(void)
-{
-    if (fd_is_ours())
-        return 0;
+    if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+        return w.fd;
     int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    fd = pp_fd_high(fd);
     if (!pp_fd_is(fd, w.dev, w.ino)) {
         close(fd);
         return -1;
     }
-    w.fd = fd;
-    return 0;
+    if (pp_fd_keep())
+        w.fd = fd;
+    return fd;
 }
 
 static void write_all(const uint8_t *p, size_t n)
 {
     if (w.broken || !n)
         return;
-    if (ensure_fd() != 0) {
+    int fd = out_fd();
+    int kept = fd >= 0 && fd == w.fd && pp_fd_keep();
+    if (fd < 0) {
         w.broken = 1;
         pp_warn("profile file %s is gone; sampling goes on unrecorded", w.path);
         return;
     }
     while (n) {
-        ssize_t k = write(w.fd, p, n);
+        ssize_t k = write(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
             w.broken = 1;
             pp_warn("cannot write %s: %s", w.path, strerror(errno));
-            return;
+            break;
         }
         p += k;
         n -= (size_t)k;
         w.bytes += (uint64_t)k;
     }
+    if (!kept)
+        close(fd);
 }
 
 static void compress(ZSTD_EndDirective mode)
@@ -524,7 +527,11 @@ static void write_header(char *const *argv, uint64_t interval_ns,
         put_bytes(&b, argv[i], n);
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    /* The thread's view: the process's fails once main has ended with
+     * pthread_exit. */
+    ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     put_str(&b, exe);
     put_str(&b, pyvm_version());
@@ -558,12 +565,16 @@ int writer_open(char *const *argv, uint64_t interval_ns)
         pp_not_profiled("cannot create %s: %s", w.path, strerror(errno));
         return -1;
     }
-    fd = pp_fd_high(fd);
     struct stat st;
     fstat(fd, &st);
-    w.fd = fd;
     w.dev = st.st_dev;
     w.ino = st.st_ino;
+    w.have_file = 1;
+    w.fd = -1;
+    if (pp_fd_keep())
+        w.fd = fd;
+    else
+        close(fd);
     w.broken = 0;
     w.bytes = 0;
     w.gen++;
@@ -635,7 +646,7 @@ static void put_counters(const struct pp_counters *c, struct buf *b)
 
 void writer_flush(const struct pp_counters *c)
 {
-    if (w.fd < 0)
+    if (!w.have_file)
         return;
     uint8_t tmp[64];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -646,7 +657,7 @@ void writer_flush(const struct pp_counters *c)
 
 void writer_end(int how, int value, const struct pp_counters *c)
 {
-    if (w.fd < 0)
+    if (!w.have_file)
         return;
     uint8_t tmp[128];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -682,20 +693,22 @@ void writer_forget(void)
 {
     /* The parent owns the file and everything buffered: the child must
      * not write a byte of it.  Tables are rebuilt for the child's file;
-     * their memory is reused, only emptied. */
-    /* Closed only if it is still our file: a program that closed all its
-     * fds may have that number for something of its own now. */
-    if (fd_is_ours())
-        close(w.fd);
+     * their memory is reused, only emptied.  Nothing to close: the fd, if
+     * one is open, is in the parent's sampler's private table, never in
+     * the table this child copied. */
     w.fd = -1;
+    w.have_file = 0;
     w.raw_len = 0;
     reset_tables();
 }
 
 void writer_discard(void)
 {
-    if (w.fd >= 0)
+    if (w.have_file) {
+        if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+            close(w.fd);
         unlink(w.path);
+    }
     writer_forget();
 }
 

@@ -2,7 +2,8 @@
 
 Each module has FIGURES (the figure ids whose rows it adds) and
 run_all(bench, selected_ids)."""
-from figures import (overhead, cost, sampler_perf, rate, merge, exec_cost,
-                     cpython_sampler)
+from figures import (overhead, cost, sampler_perf, flush_cost, rate, merge,
+                     exec_cost, cpython_sampler)
 
-ALL = (overhead, cost, sampler_perf, rate, merge, exec_cost, cpython_sampler)
+ALL = (overhead, cost, sampler_perf, flush_cost, rate, merge, exec_cost,
+       cpython_sampler)

@@ -75,7 +75,10 @@ static int libpython_of(const struct pp_python *py, char *dir, size_t dcap,
     return 1;
 }
 
-static void embedded(const struct pp_python *py, int by_path)
+/* threaded: the interpreter lives in a second thread and main ends with
+ * pthread_exit (pp-embed --thread); the process then ends by glibc's
+ * exit(0) when that thread does, and the file must say so. */
+static void embedded(const struct pp_python *py, int by_path, int threaded)
 {
     char dir[1024], name[256], home[1024];
     if (!libpython_of(py, dir, sizeof dir, name, sizeof name, home, sizeof home)) {
@@ -94,13 +97,17 @@ static void embedded(const struct pp_python *py, int by_path)
         "    while time.perf_counter() < end:\n"
         "        pass\n"
         "embedded_burn(0.5)\n";
-    const char *argv[] = { getenv("PYPROF_TEST_EMBED"), by_path ? lib : name, script, NULL };
+    const char *libarg = by_path ? lib : name;
+    const char *argv[] = { getenv("PYPROF_TEST_EMBED"),
+                           threaded ? "--thread" : libarg,
+                           threaded ? libarg : script,
+                           threaded ? script : NULL, NULL };
     const char *extra[] = { ldpath, phome, NULL };
     const char *out = pp_tmpdir();
     struct pp_result run;
     pp_run(&run, argv, pp_profile_env(out, HZ, extra), 60, NULL, NULL);
-    pp_assert(py, run.exited && run.code == 0, "pp-embed %s: %s\n%s", argv[1],
-              pp_describe(&run), run.err);
+    pp_assert(py, run.exited && run.code == 0, "pp-embed %s %s: %s\n%s", argv[1],
+              argv[2], pp_describe(&run), run.err);
     struct pp_result rep;
     pp_merge(&rep, "collapsed", NULL, out);
     pp_assert(py, rep.exited && rep.code == 0, "pyprof-merge: %s\n%s",
@@ -110,15 +117,31 @@ static void embedded(const struct pp_python *py, int by_path)
     long n = pp_count_leaf(&prof, "embedded_burn");
     pp_expect(py, n >= 0.5 * HZ * 0.3, "libpython loaded by %s (%s): %ld samples "
               "in embedded_burn, expected most of 0.5 s at %d Hz",
-              by_path ? "path" : "bare name", argv[1], n, HZ);
+              by_path ? "path" : "bare name", libarg, n, HZ);
+    if (!threaded)
+        return;
+    pp_merge(&rep, "json", NULL, out);
+    const struct pp_json *doc = pp_parse_json(py, &rep);
+    const struct pp_json *c = pp_json_get(doc, "processes.0.complete");
+    pp_expect(py, c && c->type == PP_JBOOL && c->num == 1,
+              "an interpreter finalized in a second thread after main's "
+              "pthread_exit: the file is not complete");
+    pp_expect(py, pp_json_num(doc, "processes.0.exit.code", -1) == 0,
+              "the file does not end with exit 0 (glibc's exit by the last thread)");
 }
 
 PP_TEST(embed, an_interpreter_loaded_by_path_with_dlopen_is_profiled, .timeout = 60)
 {
-    embedded(py, 1);
+    embedded(py, 1, 0);
 }
 
 PP_TEST(embed, an_interpreter_loaded_by_bare_name_with_dlopen_is_profiled, .timeout = 60)
 {
-    embedded(py, 0);
+    embedded(py, 0, 0);
+}
+
+PP_TEST(embed, an_interpreter_finalized_in_a_second_thread_after_main_pthread_exit_ends_the_process_with_a_complete_file,
+        .timeout = 60)
+{
+    embedded(py, 1, 1);
 }

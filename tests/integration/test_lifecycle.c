@@ -323,3 +323,96 @@ PP_TEST(lifecycle, fatal_signals_end_children_as_without_the_preload_and_lose_no
                   pp_json_num(p, ends[i].key, -1), ends[i].value);
     }
 }
+
+/* ------------------------------------------ threads ending without exit() */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* s's lines sorted: threads that end near each other may print in either
+ * order. */
+static char *sorted_lines(const char *s)
+{
+    char *copy = strdup(s), *lines[64], *save = NULL;
+    size_t n = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l && n < 64;
+         l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    qsort(lines, n, sizeof *lines, cmp_str);
+    char *out = calloc(1, strlen(s) + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, lines[i]);
+        strcat(out, "\n");
+    }
+    return out;
+}
+
+/* last_thread.py MODE, with and without the preload: the process whose
+ * threads all end without exit() (the root, or its fork child when
+ * started_by is "fork") ends as it does plainly, by glibc's exit(0) in its
+ * last thread (its C stdio flushed), within the harness's bound, and its
+ * file is complete with the last thread's samples in last_burn. */
+static void last_thread(const struct pp_python *py, const char *mode,
+                        const char *started_by, double burn_s)
+{
+    const char *dir = pp_tmpdir();
+    const char *argv[] = { py->path, pp_script("last_thread.py"), mode, NULL };
+    struct pp_result plain, pre;
+    pp_run_twice(&plain, &pre, argv, dir, HZ, 60);
+    pp_assert(py, plain.exited && plain.code == 0 && strstr(plain.out, "buffered by C"),
+              "%s without the preload: %s\n%s\n%s", mode, pp_describe(&plain),
+              plain.out, plain.err);
+    pp_assert(py, !pre.timed_out, "%s under the preload did not end within 60 s "
+              "(%.1f s without it)", mode, plain.seconds);
+    pp_expect(py, pre.status == plain.status, "%s: %s under the preload, %s without",
+              mode, pp_describe(&pre), pp_describe(&plain));
+    pp_expect(py, !strcmp(sorted_lines(pre.out), sorted_lines(plain.out)),
+              "%s: stdout differs:\n%s\nvs, without the preload:\n%s", mode,
+              pre.out, plain.out);
+
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    const struct pp_json *p = NULL;
+    for (size_t i = 0; procs && i < procs->n && !p; i++) {
+        const char *by = pp_json_str(&procs->items[i], "started_by");
+        if (by && !strcmp(by, started_by))
+            p = &procs->items[i];
+    }
+    pp_assert(py, p != NULL, "%s: no process started by %s in the report", mode,
+              started_by);
+    long pid = (long)pp_json_num(p, "pid", -1);
+    const struct pp_json *c = pp_json_get(p, "complete");
+    pp_expect(py, c && c->type == PP_JBOOL && c->num == 1,
+              "%s: process %ld's file is not complete", mode, pid);
+    pp_expect(py, pp_json_num(p, "exit.code", -1) == 0,
+              "%s: process %ld's file does not end with exit 0", mode, pid);
+    double n = pp_json_samples_in(doc, pid, "last_burn");
+    pp_expect(py, n >= burn_s * HZ * 0.1, "%s: %.0f samples of the last thread "
+              "in last_burn, expected at least %.0f", mode, n, burn_s * HZ * 0.1);
+    /* A main thread that has ended is not sampled on (CPython keeps its
+     * thread state): at most the moment before it ended, and the 10 ms
+     * the sampler takes to notice. */
+    double dead = pp_json_samples_in(doc, pid, "end_main_thread");
+    pp_expect(py, dead <= 0.05 * HZ, "%s: %.0f samples of the ended main thread "
+              "in end_main_thread, expected at most %.0f", mode, dead, 0.05 * HZ);
+}
+
+PP_TEST(lifecycle, a_fork_child_whose_forking_worker_thread_returns_ends_as_without_the_preload,
+        .timeout = 150)
+{
+    last_thread(py, "fork_from_worker", "fork", 0.5);
+}
+
+PP_TEST(lifecycle, main_pthread_exit_while_a_worker_works_ends_as_without_the_preload,
+        .timeout = 150)
+{
+    last_thread(py, "main_exits", "root", 0.6);
+}
+
+PP_TEST(lifecycle, threads_ending_in_reverse_order_after_main_pthread_exit_end_as_without_the_preload,
+        .timeout = 150)
+{
+    last_thread(py, "staggered", "root", 0.8);
+}
