@@ -1,9 +1,9 @@
 /*
  * out_json.c — the document of pyprof-merge(1), JSON: totals, processes
  * (with the tree as id/parent), functions, stacks with counts (outermost
- * frame first), and problems.  Strings are escaped, and bytes that are
- * not UTF-8 (a damaged or forged file; CPython's own strings always are)
- * become U+FFFD, so the document stays valid JSON.
+ * frame first), and problems.  Strings are escaped, and bytes that are not UTF-8 (a damaged
+ * or forged file; CPython's own strings always are) become U+FFFD, so the
+ * document stays valid JSON.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -468,7 +468,6 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     case PP_REC_NODE: {
         uint64_t id = get_v(&c), parent = get_v(&c), code = get_v(&c);
         int64_t line = pp_unzigzag(get_v(&c));
-        /* A parent is always defined before its children: no cycles. */
         /* A parent is always defined before its children: no cycles; and
          * no stack deeper than the writer keeps. */
         uint32_t depth = parent && parent < f->nnodes ? f->nodes[parent].depth + 1 : 1;

@@ -29,8 +29,8 @@ size_t pp_env_slots(char *const *envp);
 /* A patched copy of envp in slots (cap entries) and strings
  * (PP_ENV_STRBUF bytes); how is PP_START_EXEC for the exec family and
  * PP_START_SPAWN for posix_spawn/system/popen.  Returns envp itself when
- * it cannot be patched safely (too large) or following is off and there
- * is nothing to remove. */
+ * it cannot be patched safely: too many entries for cap or
+ * PP_ENV_MAX_SLOTS, or an LD_PRELOAD with no room for ours. */
 char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
                           char *strings);
 

@@ -3,8 +3,8 @@
  * gets an environment that keeps it profiled (env_inject.c).
  *
  * glibc calls these from one another without the PLT (execv -> execve,
- * system/popen -> posix_spawn), so each entry point is
- * interposed on its own.  The exec hooks may run in a vfork child that
+ * system/popen -> posix_spawn; pyprof(7), Following children), so each
+ * entry point is interposed on its own.  The exec hooks may run in a vfork child that
  * shares our memory: stack only, no allocation, no locks.  An exec by the
  * profiled image itself finishes its file first and resumes it if the exec
  * fails.

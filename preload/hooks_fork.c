@@ -8,7 +8,7 @@
  * also keeps the sampler between ticks across the fork, so the child never
  * inherits a half-written buffer; the child drops the parent's unwritten
  * bytes (they are the parent's to write) and opens its own file.
- * vfork is not wrapped: its child shares our stack; the
+ * vfork is not wrapped: its child shares our stack (pyprof(7), Fork); the
  * exec hooks handle it.
  */
 #include <dlfcn.h>

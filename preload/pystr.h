@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where a str object keeps its fields, per version (layout/). */
+/* Where a str object keeps its fields, per version (layout/layout.h). */
 struct pystr_layout {
     uint32_t length;        /* offset of Py_ssize_t length                  */
     uint32_t state;         /* offset of the u32 state bitfield             */

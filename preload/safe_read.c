@@ -1,11 +1,11 @@
 /*
  * safe_read.c — the one fault-tolerant read of interpreter memory.
  *
- * Measured on the development VM: a guarded memcpy costs ~13 ns per read,
- * process_vm_readv on ourselves ~800 ns.  A sample reads tens of objects,
- * so the guarded copy is the default.  The guard is a sigsetjmp in the
- * reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c keeps in
- * front of everyone else's.  If the handler is ever replaced behind the
+ * A guarded memcpy costs ~13 ns per read, process_vm_readv on ourselves
+ * ~800 ns (pyprof(7), Reading memory safely).  A sample reads tens of
+ * objects, so the guarded copy is the default.  The guard is a sigsetjmp
+ * in the reading thread plus the SIGSEGV/SIGBUS handler that sigchain.c
+ * keeps in front of everyone else's.  If the handler is ever replaced behind the
  * interposition (a raw rt_sigaction), the owner check moves us to
  * process_vm_readv for good, and if that is forbidden too (seccomp), to
  * pread() on /proc/self/mem.  The kernel bounds-checks both.

@@ -603,7 +603,7 @@ void pp_exec_failed(int token)
     if (!token)
         return;
     /* The END(exec) record stays; records after it tell the reader that
-     * the image went on (format.h).  Same file, new zstd frame. */
+     * the image went on (pyprof(5), END).  Same file, new zstd frame. */
     atomic_store(&finishing, 0);
     discard_on_finish = 0;
     /* Only if the old thread is gone: pp_finish gives up waiting after

@@ -1,9 +1,13 @@
 /*
  * state.h — what one process image knows about itself.  Filled by the
- * constructor (preload.c), refreshed in the fork child (hooks_fork.c), read
- * by the sampler, the writer and the hooks.  No locks: fields change only
- * in the constructor, in an atfork child handler (single-threaded), or are
- * atomics.
+ * constructor (preload.c), refreshed by the fork wrapper in the child
+ * (hooks_fork.c), read by the sampler, the writer and the hooks.  No locks
+ * and no atomics: the identity fields change only while the process has
+ * one thread (constructor, fork child); `sampling` is also written by
+ * pp_finish and pp_exec_failed (sampler.c) on whichever thread ends the
+ * profile, one at a time through their `finishing` flag, and `active` by
+ * the sampler thread when the file is opened or dropped.  Readers on other
+ * threads may see those two late.
  */
 #ifndef PYPROF_STATE_H
 #define PYPROF_STATE_H

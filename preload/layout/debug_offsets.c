@@ -181,7 +181,8 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
         (uint32_t)field(raw, p->str_compact_size) : ascii + 16;
     l->str.compact_data = compact;
     l->str.legacy_data = compact;
-    /* Free-threaded 3.14 made `interned` a whole byte. */
+    /* Free-threaded 3.14 made `interned` a whole byte (pyprof(7),
+     * SUPPORTED INTERPRETERS). */
     int ft_bits = free_threaded && minor >= 14;
     l->str.kind_shift = ft_bits ? 8 : 2;
     l->str.compact_bit = ft_bits ? 11 : 5;

@@ -84,8 +84,8 @@ struct py_layout {
     int32_t lasti_unstarted;
     const char *init_shim_symbol;
     uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14+ stackref)*/
-    /* Frames with owner >= owner_skip_min and owner != owner_keep are
-     * interpreter-internal shims, not Python frames. */
+    /* Frames with owner_skip_min <= owner <= owner_skip_max are
+     * interpreter-internal shims, not Python frames (-1: none). */
     int owner_skip_min;          /* 3.12/3.13: 3 (CSTACK) == only skipped     */
     int owner_skip_max;          /* 3.12/3.13: 3; 3.14+: 255; 3.11: none (-1) */
 

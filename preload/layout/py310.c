@@ -1,4 +1,5 @@
-/* CPython 3.10: offsets from the 3.10.13 headers. */
+/* CPython 3.10: offsets from the 3.10.13 headers (pyprof(7),
+ * SUPPORTED INTERPRETERS). */
 #include "layout.h"
 
 const struct py_layout py310_layout = {

@@ -1,5 +1,5 @@
-/* CPython 3.11: offsets from the 3.11.7 headers; also
- * right for Debian's static 3.11.2. */
+/* CPython 3.11: offsets from the 3.11.7 headers; also right for Debian's
+ * static 3.11.2 (pyprof(7), SUPPORTED INTERPRETERS). */
 #include "layout.h"
 
 const struct py_layout py311_layout = {

@@ -1,4 +1,5 @@
-/* CPython 3.12: offsets from the 3.12.1 headers. */
+/* CPython 3.12: offsets from the 3.12.1 headers (pyprof(7),
+ * SUPPORTED INTERPRETERS). */
 #include "layout.h"
 
 const struct py_layout py312_layout = {

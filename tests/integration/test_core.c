@@ -1,6 +1,6 @@
 /*
- * test_core.c — what one profiled CPython process guarantees (issue 2,
- * "Must show"), checked on every interpreter the harness finds, always on
+ * test_core.c — what one profiled CPython process guarantees (pyprof(7),
+ * DESCRIPTION), checked on every interpreter the harness finds, always on
  * the contents of the merged report.
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 500
 
@@ -49,19 +50,6 @@ static void collapsed_report(const struct pp_python *py, const char *dir,
     pp_parse_collapsed(py, &rep, prof);
 }
 
-/* The JSON report of dir in mode; pyprof-merge must exit 0. */
-static const struct pp_json *json_report(const struct pp_python *py,
-                                         const char *dir, const char *mode)
-{
-    struct pp_result rep;
-    const char *opts[] = { "--mode", mode, NULL };
-    pp_merge(&rep, "json", opts, dir);
-    pp_assert(py, rep.exited && rep.code == 0,
-              "pyprof-merge --format json --mode %s: %s; stderr:\n%.1000s",
-              mode, pp_describe(&rep), rep.err);
-    return pp_parse_json(py, &rep);
-}
-
 /* ------------------------------------------------------ one hot loop */
 
 PP_TEST(core, a_cpu_burning_function_is_the_top_self_function_with_its_file_and_first_line,
@@ -94,7 +82,7 @@ PP_TEST(core, a_cpu_burning_function_is_the_top_self_function_with_its_file_and_
         }
     }
 
-    const struct pp_json *doc = json_report(py, dir, "wall");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *fns = pp_json_get(doc, "functions");
     const struct pp_json *fn = pp_json_find(fns, "name", "burn");
     pp_assert(py, fn != NULL, "JSON functions[] has no \"burn\"");
@@ -260,7 +248,7 @@ PP_TEST(core, eight_threads_and_main_are_all_seen_for_their_whole_life,
 {
     struct roles t;
     const char *dir = run_threads(py, &t);
-    const struct pp_json *doc = json_report(py, dir, "wall");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     long floor = THREAD_HZ * 3 / 10;   /* 30 % of one second's ticks */
     long tids[9] = { t.main };
     memcpy(tids + 1, t.spin, sizeof t.spin);
@@ -280,8 +268,8 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
 {
     struct roles t;
     const char *dir = run_threads(py, &t);
-    const struct pp_json *wall = json_report(py, dir, "wall");
-    const struct pp_json *cpu = json_report(py, dir, "cpu");
+    const struct pp_json *wall = pp_json_report(py, dir, "wall", 0);
+    const struct pp_json *cpu = pp_json_report(py, dir, "cpu", 0);
     for (size_t i = 0; i < 4; i++) {
         long w = thread_samples(wall, t.sleep[i]);
         long c = thread_samples(cpu, t.sleep[i]);
@@ -335,8 +323,8 @@ PP_TEST(core, gil_mode_keeps_at_most_one_thread_per_tick_and_never_a_sleeper,
 {
     struct roles t;
     const char *dir = run_threads(py, &t);
-    const struct pp_json *wall = json_report(py, dir, "wall");
-    const struct pp_json *gil = json_report(py, dir, "gil");
+    const struct pp_json *wall = pp_json_report(py, dir, "wall", 0);
+    const struct pp_json *gil = pp_json_report(py, dir, "gil", 0);
     double ticks = pp_json_num(wall, "processes.0.counters.ticks", -1);
     double held = pp_json_num(gil, "totals.samples", -1);
     pp_assert(py, ticks > 0 && held >= 0, "ticks %g, gil-mode samples %g", ticks, held);
@@ -371,7 +359,7 @@ static void check_deadlines(const struct pp_python *py, int hz)
     struct pp_result run;
     const char *args[] = { "0.6", NULL };
     const char *dir = profile_script(py, hz, NULL, "burn.py", args, &run);
-    const struct pp_json *doc = json_report(py, dir, "wall");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     double start = pp_json_num(doc, "processes.0.start", -1);
     double end = pp_json_num(doc, "processes.0.end", -1);
     double ticks = pp_json_num(doc, "processes.0.counters.ticks", -1);
@@ -455,7 +443,7 @@ PP_TEST(core, a_900_deep_recursion_is_recorded_to_full_depth,
     pp_expect(py, at_bottom >= 25 && at_bottom * 10 >= prof.total * 7,
               "the bottom of the recursion is most of the run, but only "
               "%ld of %ld samples have the full depth", at_bottom, prof.total);
-    const struct pp_json *doc = json_report(py, dir, "wall");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     double taken = pp_json_num(doc, "totals.samples", -1);
     double rejected = pp_json_num(doc, "totals.dropped", -1);
     pp_expect(py, taken > 0 && rejected >= 0 && rejected * 10 <= taken,
@@ -764,7 +752,7 @@ PP_TEST(core, the_json_report_carries_the_process_header_totals_and_functions,
     struct pp_result run;
     const char *args[] = { "0.3", "first arg", "x", NULL };
     const char *dir = profile_script(py, HZ, NULL, "info.py", args, &run);
-    const struct pp_json *doc = json_report(py, dir, "wall");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
 
     pp_expect(py, strcmp(pp_json_str(doc, "format") ? pp_json_str(doc, "format") : "",
                          "pyprof-report") == 0, "format is %s",

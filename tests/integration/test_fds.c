@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 400
 
@@ -27,11 +28,7 @@ static void same_fds(const struct pp_python *py, const struct pp_result *plain,
 /* The files were written meanwhile: the fds were ours, not missing ones. */
 static void files_written(const struct pp_python *py, const char *dir)
 {
-    struct pp_result rep;
-    pp_merge(&rep, "json", NULL, dir);
-    pp_assert(py, rep.exited && rep.code == 0, "pyprof-merge: %s\n%s",
-              pp_describe(&rep), rep.err);
-    const struct pp_json *doc = pp_parse_json(py, &rep);
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     pp_expect(py, procs && procs->n == 4, "%zu processes in the report, "
               "expected 4 (two images, two fork children)", procs ? procs->n : 0);

@@ -13,19 +13,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 200
-
-static const struct pp_json *json_report(const struct pp_python *py, const char *dir,
-                                         const char *mode)
-{
-    struct pp_result rep;
-    const char *opts[] = { "--mode", mode, NULL };
-    pp_merge(&rep, "json", opts, dir);
-    pp_assert(py, rep.exited && rep.code == 0, "json: %s; stderr:\n%.2000s",
-              pp_describe(&rep), rep.err);
-    return pp_parse_json(py, &rep);
-}
 
 static const char *html_page(const struct pp_python *py, const char *const opts[],
                              const char *input)
@@ -52,17 +42,6 @@ static const struct pp_json *page_data(const struct pp_python *py, const char *p
     return doc;
 }
 
-static const struct pp_json *proc_by(const struct pp_json *doc, const char *started_by)
-{
-    const struct pp_json *procs = pp_json_get(doc, "processes");
-    for (size_t i = 0; procs && i < procs->n; i++) {
-        const char *by = pp_json_str(&procs->items[i], "started_by");
-        if (by && !strcmp(by, started_by))
-            return &procs->items[i];
-    }
-    return NULL;
-}
-
 static void run_tree(const struct pp_python *py, const char *dir)
 {
     struct pp_result run;
@@ -80,7 +59,7 @@ PP_TEST(html, page_data_agrees_with_the_json_report_in_every_mode, .timeout = 12
     const struct pp_json *data = page_data(py, page);
     const char *modes[] = { "wall", "cpu", "gil" };
     for (int m = 0; m < 3; m++) {
-        const struct pp_json *doc = json_report(py, dir, modes[m]);
+        const struct pp_json *doc = pp_json_report(py, dir, modes[m], 0);
         char key[32];
         snprintf(key, sizeof key, "profile.samples.%d", m);
         double page_n = pp_json_num(data, key, -1);
@@ -95,7 +74,7 @@ PP_TEST(html, page_data_agrees_with_the_json_report_in_every_mode, .timeout = 12
         pp_expect(py, sum == json_n, "%s: the page's stacks sum to %.0f, JSON %.0f",
                   modes[m], sum, json_n);
     }
-    const struct pp_json *wall = json_report(py, dir, "wall");
+    const struct pp_json *wall = pp_json_report(py, dir, "wall", 0);
     pp_expect(py, pp_json_len(data, "profile.procs") == pp_json_len(wall, "processes"),
               "the page lists %zu processes, the JSON report %zu",
               pp_json_len(data, "profile.procs"), pp_json_len(wall, "processes"));
@@ -280,8 +259,8 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
     const char *dir = pp_tmpdir();
     run_tree(py, dir);
     const char *page = html_page(py, NULL, dir);
-    const struct pp_json *wall = json_report(py, dir, "wall"), *cpu = json_report(py, dir, "cpu");
-    const struct pp_json *root = proc_by(wall, "root"), *child = proc_by(wall, "spawn");
+    const struct pp_json *wall = pp_json_report(py, dir, "wall", 0), *cpu = pp_json_report(py, dir, "cpu", 0);
+    const struct pp_json *root = pp_json_process(wall, 0, "root"), *child = pp_json_process(wall, 0, "spawn");
     pp_assert(py, root && child, "no root or spawned process in the report");
     const struct pp_json *thr = NULL, *ts = pp_json_get(root, "threads");
     for (size_t i = 0; ts && i < ts->n; i++)

@@ -1,8 +1,9 @@
 /*
  * test_lifecycle.c — fork children, the ways a process ends, and
- * multiprocessing under every start method (issue 3, "Must show"): their
- * samples are in the merged report, their files are complete where the
- * process could be told it was ending, and each ended as it would have.
+ * multiprocessing under every start method (pyprof(7), Fork and Ending
+ * cleanly): their samples are in the merged report, their files are
+ * complete where the process could be told it was ending, and each ended
+ * as it would have.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,52 +11,12 @@
 #include <sys/resource.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 400
 /* These programs run more CPU-bound processes than a 2-core machine has
  * cores: what is tested is that the samples taken are kept (against the
  * ticks each process recorded), with loose floors on the rate achieved. */
-
-/* Samples of the stacks of process pid that contain function fn. */
-static double samples_in(const struct pp_json *doc, long pid, const char *fn)
-{
-    const struct pp_json *stacks = pp_json_get(doc, "stacks");
-    double total = 0;
-    for (size_t i = 0; stacks && i < stacks->n; i++) {
-        const struct pp_json *s = &stacks->items[i];
-        if ((long)pp_json_num(s, "pid", -1) != pid)
-            continue;
-        const struct pp_json *frames = pp_json_get(s, "frames");
-        for (size_t k = 0; frames && k < frames->n; k++) {
-            const char *name = pp_json_str(&frames->items[k], "name");
-            if (name && strcmp(name, fn) == 0) {
-                total += pp_json_num(s, "count", 0);
-                break;
-            }
-        }
-    }
-    return total;
-}
-
-static const struct pp_json *process_by_pid(const struct pp_json *doc, long pid)
-{
-    const struct pp_json *procs = pp_json_get(doc, "processes");
-    for (size_t i = 0; procs && i < procs->n; i++)
-        if ((long)pp_json_num(&procs->items[i], "pid", -1) == pid)
-            return &procs->items[i];
-    return NULL;
-}
-
-static const struct pp_json *report(const struct pp_python *py, const char *dir,
-                                    int allow_damage)
-{
-    struct pp_result rep;
-    const char *opts[] = { "--mode", "wall", NULL };
-    pp_merge(&rep, "json", opts, dir);
-    pp_assert(py, rep.exited && (rep.code == 0 || (allow_damage && rep.code == 1)),
-              "pyprof-merge: %s; stderr:\n%.2000s", pp_describe(&rep), rep.err);
-    return pp_parse_json(py, &rep);
-}
 
 /* "name pid exit N" / "name pid signal N" lines printed by fork_exits.py */
 static long child_pid(const struct pp_python *py, const char *out,
@@ -108,7 +69,7 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
               pp_count_files(dir, ".zst"));
 
     /* SIGKILL leaves one file incomplete: pyprof-merge says so (exit 1). */
-    const struct pp_json *doc = report(py, dir, 1);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 1);
     struct { long pid; const char *fn; double min; const char *exit_key;
              int exit_val; int complete; } want[] = {
         { p_exit, "work_exit", 0.6 * HZ * 0.1, "code", 3, 1 },
@@ -118,10 +79,10 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
         { p_kill, "work_kill", (1.5 - 0.25) * HZ * 0.1, NULL, 0, 0 },
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        const struct pp_json *p = process_by_pid(doc, want[i].pid);
+        const struct pp_json *p = pp_json_process(doc, want[i].pid, NULL);
         pp_assert(py, p != NULL, "no process %ld (%s) in the report", want[i].pid,
                   want[i].fn);
-        double n = samples_in(doc, want[i].pid, want[i].fn);
+        double n = pp_json_samples_in(doc, want[i].pid, want[i].fn);
         double ticks = pp_json_num(p, "counters.ticks", 0);
         pp_expect(py, n >= want[i].min, "%s: %.0f samples, expected at least %.0f",
                   want[i].fn, n, want[i].min);
@@ -143,8 +104,8 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
                       want[i].exit_key, pp_json_num(p, path, -1), want[i].exit_val);
         }
         /* The parent's unwritten samples are not duplicated into the child. */
-        pp_expect(py, samples_in(doc, want[i].pid, "main") <=
-                      samples_in(doc, want[i].pid, want[i].fn) + 5,
+        pp_expect(py, pp_json_samples_in(doc, want[i].pid, "main") <=
+                      pp_json_samples_in(doc, want[i].pid, want[i].fn) + 5,
                   "%s: the child's file holds stacks of the parent", want[i].fn);
     }
 }
@@ -159,13 +120,13 @@ PP_TEST(lifecycle, pool_terminate_keeps_every_busy_workers_samples,
     pp_expect_ok(py, &run, "pool_terminate.py");
     pp_assert(py, strstr(run.out, "terminated") != NULL, "output changed:\n%s", run.out);
 
-    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     int busy = 0;
     for (size_t i = 0; procs && i < procs->n; i++) {
         const struct pp_json *p = &procs->items[i];
         long pid = (long)pp_json_num(p, "pid", -1);
-        double n = samples_in(doc, pid, "busy_worker");
+        double n = pp_json_samples_in(doc, pid, "busy_worker");
         if (n <= 0)
             continue;
         busy++;
@@ -197,7 +158,7 @@ static void start_method(const struct pp_python *py, const char *method)
               "%s: output or status changed under the preload:\n%s\nvs\n%s",
               method, run.out, plain.out);
 
-    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     const char *root_id = NULL;
     int workers = 0, parent_seen = 0;
@@ -210,9 +171,9 @@ static void start_method(const struct pp_python *py, const char *method)
                   pp_json_num(p, "pid", -1));
         if (by && strcmp(by, "root") == 0) {
             root_id = pp_json_str(p, "id");
-            parent_seen = samples_in(doc, (long)pp_json_num(p, "pid", -1),
+            parent_seen = pp_json_samples_in(doc, (long)pp_json_num(p, "pid", -1),
                                      "sum_worker") > 0;
-        } else if (samples_in(doc, (long)pp_json_num(p, "pid", -1), "sum_worker") > 0) {
+        } else if (pp_json_samples_in(doc, (long)pp_json_num(p, "pid", -1), "sum_worker") > 0) {
             workers++;
         }
     }
@@ -271,13 +232,13 @@ static void fork_warning(const struct pp_python *py, const char *mode)
               warned_pre ? "shown" : "not shown",
               warned_plain ? "shown" : "not shown", pre.err, plain.err);
     /* and both processes were profiled */
-    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     pp_expect(py, procs && procs->n == 2, "%s: expected parent and child in the "
               "report, found %zu processes", mode, procs ? procs->n : 0);
     for (size_t i = 0; procs && i < procs->n; i++) {
         long pid = (long)pp_json_num(&procs->items[i], "pid", -1);
-        pp_expect(py, samples_in(doc, pid, "spin") > 0,
+        pp_expect(py, pp_json_samples_in(doc, pid, "spin") > 0,
                   "%s: spin not sampled in process %ld", mode, pid);
     }
 }
@@ -336,7 +297,7 @@ PP_TEST(lifecycle, fatal_signals_end_children_as_without_the_preload_and_lose_no
               "children ended differently under the preload:\n  without: %s\n  with:    %s",
               want, got);
 
-    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     struct { const char *fn; const char *key; int value; } ends[] = {
         { "work_hup", "exit.signal", 1 }, { "work_quit", "exit.signal", 3 },
         { "work_abort", "exit.signal", 6 }, { "work_int", "exit.signal", 2 },
@@ -344,11 +305,11 @@ PP_TEST(lifecycle, fatal_signals_end_children_as_without_the_preload_and_lose_no
     };
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
         long pid = child_pid_any(pre.out, ends[i].fn);
-        const struct pp_json *p = pid > 0 ? process_by_pid(doc, pid) : NULL;
+        const struct pp_json *p = pid > 0 ? pp_json_process(doc, pid, NULL) : NULL;
         pp_expect(py, p != NULL, "%s: no process %ld in the report", ends[i].fn, pid);
         if (!p)
             continue;
-        double n = samples_in(doc, pid, ends[i].fn);
+        double n = pp_json_samples_in(doc, pid, ends[i].fn);
         double ticks = pp_json_num(p, "counters.ticks", 0);
         pp_expect(py, n >= 0.6 * HZ * 0.1, "%s: %.0f samples of its work", ends[i].fn, n);
         pp_expect(py, pp_json_num(p, "samples", 0) >= 0.8 * ticks,
@@ -411,7 +372,7 @@ static void last_thread(const struct pp_python *py, const char *mode,
               "%s: stdout differs:\n%s\nvs, without the preload:\n%s", mode,
               pre.out, plain.out);
 
-    const struct pp_json *doc = report(py, dir, 0);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     const struct pp_json *p = NULL;
     for (size_t i = 0; procs && i < procs->n && !p; i++) {
@@ -427,13 +388,13 @@ static void last_thread(const struct pp_python *py, const char *mode,
               "%s: process %ld's file is not complete", mode, pid);
     pp_expect(py, pp_json_num(p, "exit.code", -1) == 0,
               "%s: process %ld's file does not end with exit 0", mode, pid);
-    double n = samples_in(doc, pid, "last_burn");
+    double n = pp_json_samples_in(doc, pid, "last_burn");
     pp_expect(py, n >= burn_s * HZ * 0.1, "%s: %.0f samples of the last thread "
               "in last_burn, expected at least %.0f", mode, n, burn_s * HZ * 0.1);
     /* A main thread that has ended is not sampled on (CPython keeps its
      * thread state): at most the moment before it ended, and the 10 ms
      * the sampler takes to notice. */
-    double dead = samples_in(doc, pid, "end_main_thread");
+    double dead = pp_json_samples_in(doc, pid, "end_main_thread");
     pp_expect(py, dead <= 0.05 * HZ, "%s: %.0f samples of the ended main thread "
               "in end_main_thread, expected at most %.0f", mode, dead, 0.05 * HZ);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 400
 
@@ -49,10 +50,7 @@ PP_TEST(options, closing_every_fd_does_not_lose_the_profile, .timeout = 60)
     pp_run_python(&run, py, dir, HZ, NULL, args);
     pp_expect_ok(py, &run, "close_fds.py");
     pp_assert(py, strstr(run.out, "held 600"), "output changed: %s", run.out);
-    struct pp_result rep;
-    pp_merge(&rep, "json", NULL, dir);
-    pp_assert(py, rep.exited && rep.code == 0, "damaged: %s", rep.err);
-    const struct pp_json *doc = pp_parse_json(py, &rep);
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
     pp_expect(py, pp_json_get(doc, "processes.0.complete")->num == 1, "file incomplete");
     struct pp_result col;
     pp_merge(&col, "collapsed", NULL, dir);
@@ -148,9 +146,7 @@ PP_TEST(options, pyprof_merge_selects_limits_groups_and_reports_damage, .timeout
     const char *args[] = { pp_script("fork_warning.py"), "single", NULL };
     pp_run_python(&run, py, dir, 400, NULL, args);
     pp_expect_ok(py, &run, "fork_warning.py");
-    pp_merge(&r, "json", NULL, dir);
-    pp_assert(py, r.exited && r.code == 0, "pyprof-merge: %s\n%s", pp_describe(&r), r.err);
-    const struct pp_json *all = pp_parse_json(py, &r);
+    const struct pp_json *all = pp_json_report(py, dir, NULL, 0);
     const struct pp_json *procs = pp_json_get(all, "processes");
     pp_assert(py, procs && procs->n == 2, "expected 2 processes");
     long child = -1;

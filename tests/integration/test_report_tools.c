@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 500
 
@@ -36,13 +37,7 @@ static const char *profile_pool(const struct pp_python *py)
 static const struct pp_json *json_report(const struct pp_python *py,
                                          const char *dir, const char *mode)
 {
-    struct pp_result rep;
-    const char *opts[] = { "--mode", mode, NULL };
-    pp_merge(&rep, "json", opts, dir);
-    pp_assert(py, rep.exited && rep.code <= 1,
-              "pyprof-merge --format json --mode %s: %s; stderr:\n%.1000s",
-              mode, pp_describe(&rep), rep.err);
-    return pp_parse_json(py, &rep);
+    return pp_json_report(py, dir, mode, 1);
 }
 
 /* The report's samples times each process's interval, in ns. */

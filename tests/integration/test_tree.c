@@ -1,8 +1,9 @@
 /*
- * test_tree.c — the process tree (issue 3): every way of starting a Python
- * child keeps it profiled and linked to its parent, intermediaries that are
- * not Python write nothing, exec keeps the pid and starts a new file, and a
- * pre-fork server is profiled master and workers alike.
+ * test_tree.c — the process tree (pyprof(7), Following children): every
+ * way of starting a Python child keeps it profiled and linked to its
+ * parent, intermediaries that are not Python write nothing, exec keeps the
+ * pid and starts a new file, and a pre-fork server is profiled master and
+ * workers alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,46 +11,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 #define HZ 400
-
-static const struct pp_json *json_of(const struct pp_python *py, const char *dir)
-{
-    struct pp_result rep;
-    pp_merge(&rep, "json", NULL, dir);
-    pp_assert(py, rep.exited && rep.code == 0, "pyprof-merge: %s; stderr:\n%.2000s",
-              pp_describe(&rep), rep.err);
-    return pp_parse_json(py, &rep);
-}
-
-/* The pid of the process whose stacks contain a frame named fn, or -1. */
-static long pid_running(const struct pp_json *doc, const char *fn)
-{
-    const struct pp_json *stacks = pp_json_get(doc, "stacks");
-    for (size_t i = 0; stacks && i < stacks->n; i++) {
-        const struct pp_json *frames = pp_json_get(&stacks->items[i], "frames");
-        for (size_t k = 0; frames && k < frames->n; k++) {
-            const char *name = pp_json_str(&frames->items[k], "name");
-            if (name && !strcmp(name, fn))
-                return (long)pp_json_num(&stacks->items[i], "pid", -1);
-        }
-    }
-    return -1;
-}
-
-static const struct pp_json *proc_with_pid(const struct pp_json *doc, long pid,
-                                           const char *started_by)
-{
-    const struct pp_json *procs = pp_json_get(doc, "processes");
-    for (size_t i = 0; procs && i < procs->n; i++) {
-        const struct pp_json *p = &procs->items[i];
-        const char *by = pp_json_str(p, "started_by");
-        if ((long)pp_json_num(p, "pid", -1) == pid &&
-            (!started_by || (by && !strcmp(by, started_by))))
-            return p;
-    }
-    return NULL;
-}
 
 PP_TEST(tree, every_way_of_starting_a_python_child_profiles_it, .timeout = 120)
 {
@@ -60,7 +24,7 @@ PP_TEST(tree, every_way_of_starting_a_python_child_profiles_it, .timeout = 120)
     pp_expect_ok(py, &run, "spawns.py");
     pp_assert(py, strstr(run.out, "spawned"), "spawns.py did not finish:\n%s", run.out);
 
-    const struct pp_json *doc = json_of(py, dir);
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
     const struct pp_json *procs = pp_json_get(doc, "processes");
     const char *root = NULL;
     for (size_t i = 0; procs && i < procs->n; i++)
@@ -72,11 +36,11 @@ PP_TEST(tree, every_way_of_starting_a_python_child_profiles_it, .timeout = 120)
     for (size_t t = 0; t < sizeof tags / sizeof *tags; t++) {
         char fn[64];
         snprintf(fn, sizeof fn, "kid_%s", tags[t]);
-        long pid = pid_running(doc, fn);
+        long pid = pp_json_pid_running(doc, fn);
         pp_expect(py, pid > 0, "%s: the child's function is not in the report", fn);
         if (pid <= 0)
             continue;
-        const struct pp_json *p = proc_with_pid(doc, pid, NULL);
+        const struct pp_json *p = pp_json_process(doc, pid, NULL);
         const char *by = pp_json_str(p, "started_by"), *parent = pp_json_str(p, "parent");
         pp_expect(py, by && !strcmp(by, "spawn"), "%s: started_by %s", fn, by);
         pp_expect(py, parent && !strcmp(parent, root),
@@ -97,11 +61,11 @@ PP_TEST(tree, exec_ends_one_file_and_starts_another_with_the_same_pid,
     const char *args[] = { pp_script("exec_a.py"), NULL };
     pp_run_python(&run, py, dir, HZ, NULL, args);
     pp_expect_ok(py, &run, "exec_a.py");
-    const struct pp_json *doc = json_of(py, dir);
-    long a = pid_running(doc, "work_a"), b = pid_running(doc, "work_b");
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
+    long a = pp_json_pid_running(doc, "work_a"), b = pp_json_pid_running(doc, "work_b");
     pp_assert(py, a > 0 && a == b, "work_a in pid %ld, work_b in pid %ld", a, b);
-    const struct pp_json *pa = proc_with_pid(doc, a, "root"),
-                         *pb = proc_with_pid(doc, a, "exec");
+    const struct pp_json *pa = pp_json_process(doc, a, "root"),
+                         *pb = pp_json_process(doc, a, "exec");
     pp_assert(py, pa && pb, "expected a root image and an exec image of pid %ld", a);
     pp_expect(py, pp_json_get(pa, "exit.exec") != NULL, "the first image did not end by exec");
     pp_expect(py, pp_json_num(pb, "exit.code", -1) == 0, "the second image did not exit 0");
@@ -181,7 +145,7 @@ Test(tree, a_gunicorn_master_and_its_workers_are_profiled, .timeout = 120)
             incomplete++;
         if (!strcmp(by, "root"))
             master++;
-        else if (!strcmp(by, "fork") && pid_running(doc, "handle_request") > 0) {
+        else if (!strcmp(by, "fork") && pp_json_pid_running(doc, "handle_request") > 0) {
             const struct pp_json *stacks = pp_json_get(doc, "stacks");
             for (size_t s = 0; stacks && s < stacks->n; s++) {
                 if ((long)pp_json_num(&stacks->items[s], "pid", -1) != pid)
@@ -238,10 +202,10 @@ PP_TEST(tree, libc_popen_profiles_its_child_and_behaves_as_glibcs, .timeout = 90
               "unexpected output without the preload:\n%s", plain.out);
     pp_expect(py, strcmp(plain.out, pre.out) == 0, "output differs:\nwithout:\n%s\nwith:\n%s",
               plain.out, pre.out);
-    const struct pp_json *doc = json_of(py, dir);
-    long pid = pid_running(doc, "kid_popen");
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
+    long pid = pp_json_pid_running(doc, "kid_popen");
     pp_expect(py, pid > 0, "the popen()ed Python child was not profiled");
-    const struct pp_json *p = pid > 0 ? proc_with_pid(doc, pid, NULL) : NULL;
+    const struct pp_json *p = pid > 0 ? pp_json_process(doc, pid, NULL) : NULL;
     const char *by = p ? pp_json_str(p, "started_by") : NULL;
     pp_expect(py, by && !strcmp(by, "spawn"), "kid_popen: started_by %s", by ? by : "?");
 }

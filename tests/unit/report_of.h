@@ -13,9 +13,11 @@
 
 typedef int (*report_writer)(FILE *, const struct model *, const struct out_options *);
 
-/* The report of any number of files, as pyprof-merge would write it. */
-static inline char *report_of_files(char **paths, size_t npaths, enum m_mode mode,
-                                    enum out_group g, report_writer writer)
+/* The report of any number of files, as pyprof-merge would write it;
+ * its length into *len unless len is NULL (binary formats hold NULs). */
+static inline char *report_of_files_n(char **paths, size_t npaths, enum m_mode mode,
+                                      enum out_group g, report_writer writer,
+                                      size_t *len)
 {
     struct m_options mo = { .mode = mode };
     struct model *m = model_build(paths, npaths, &mo, 2);
@@ -27,7 +29,15 @@ static inline char *report_of_files(char **paths, size_t npaths, enum m_mode mod
     cr_assert_eq(writer(o, m, &oo), 0);
     fclose(o);
     model_free(m);
+    if (len)
+        *len = n;
     return buf;
+}
+
+static inline char *report_of_files(char **paths, size_t npaths, enum m_mode mode,
+                                    enum out_group g, report_writer writer)
+{
+    return report_of_files_n(paths, npaths, mode, g, writer, NULL);
 }
 
 static inline char *report_of(const char *path, enum m_mode mode, enum out_group g,

@@ -195,18 +195,9 @@ Test(forged, a_recursive_stack_counts_once_in_pstats_and_per_line_in_lines)
     /* pstats: the key's funcname, then (cc, nc, ...) as marshal ints:
      * cc 5 (once per sample), nc 15 (every frame); the caller entry rec
      * -> rec has nc 10, cc 5.  The file name is valid UTF-8. */
-    char *ps = NULL;
+    char *paths[] = { (char *)path };
     size_t n = 0;
-    {
-        char *paths[] = { (char *)path };
-        struct m_options mo = { .mode = MODE_WALL };
-        struct model *m = model_build(paths, 1, &mo, 1);
-        FILE *o = open_memstream(&ps, &n);
-        struct out_options oo = { .top = 10 };
-        cr_assert_eq(out_pstats(o, m, &oo), 0);
-        fclose(o);
-        model_free(m);
-    }
+    char *ps = report_of_files_n(paths, 1, MODE_WALL, GROUP_NONE, out_pstats, &n);
     static const char key[] = "u\x03\0\0\0rec(\x05\0\0\0i";
     cr_assert_eq(i32_after(ps, n, key, sizeof key - 1, 0), 5, "cc");
     cr_assert_eq(i32_after(ps, n, key, sizeof key - 1, 5), 15, "nc");

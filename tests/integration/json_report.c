@@ -1,0 +1,64 @@
+/*
+ * json_report.c — see json_report.h.
+ */
+#include <string.h>
+
+#include "json_report.h"
+
+const struct pp_json *pp_json_report(const struct pp_python *py, const char *dir,
+                                     const char *mode, int max_code)
+{
+    struct pp_result rep;
+    const char *opts[] = { "--mode", mode, NULL };
+    pp_merge(&rep, "json", mode ? opts : NULL, dir);
+    pp_assert(py, rep.exited && rep.code <= max_code,
+              "pyprof-merge --format json --mode %s: %s; stderr:\n%.2000s",
+              mode ? mode : "(default)", pp_describe(&rep), rep.err);
+    return pp_parse_json(py, &rep);
+}
+
+const struct pp_json *pp_json_process(const struct pp_json *doc, long pid,
+                                      const char *started_by)
+{
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        const char *by = pp_json_str(p, "started_by");
+        if ((pid == 0 || (long)pp_json_num(p, "pid", -1) == pid) &&
+            (!started_by || (by && !strcmp(by, started_by))))
+            return p;
+    }
+    return NULL;
+}
+
+int pp_json_stack_has(const struct pp_json *stack, const char *fn)
+{
+    const struct pp_json *frames = pp_json_get(stack, "frames");
+    for (size_t k = 0; frames && k < frames->n; k++) {
+        const char *name = pp_json_str(&frames->items[k], "name");
+        if (name && !strcmp(name, fn))
+            return 1;
+    }
+    return 0;
+}
+
+double pp_json_samples_in(const struct pp_json *doc, long pid, const char *fn)
+{
+    const struct pp_json *stacks = pp_json_get(doc, "stacks");
+    double total = 0;
+    for (size_t i = 0; stacks && i < stacks->n; i++) {
+        const struct pp_json *s = &stacks->items[i];
+        if ((long)pp_json_num(s, "pid", -1) == pid && pp_json_stack_has(s, fn))
+            total += pp_json_num(s, "count", 0);
+    }
+    return total;
+}
+
+long pp_json_pid_running(const struct pp_json *doc, const char *fn)
+{
+    const struct pp_json *stacks = pp_json_get(doc, "stacks");
+    for (size_t i = 0; stacks && i < stacks->n; i++)
+        if (pp_json_stack_has(&stacks->items[i], fn))
+            return (long)pp_json_num(&stacks->items[i], "pid", -1);
+    return -1;
+}

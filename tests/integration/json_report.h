@@ -1,0 +1,32 @@
+/*
+ * json_report.h — the merged JSON report (pyprof-merge(1), JSON) of a
+ * test's output directory and what the tests look up in it: a process by
+ * pid or by how it started, and the stacks running a function.  Built on
+ * harness.h's JSON reader; one copy for every test file.
+ */
+#ifndef PYPROF_TEST_JSON_REPORT_H
+#define PYPROF_TEST_JSON_REPORT_H
+
+#include "harness.h"
+
+/* pyprof-merge --format json [--mode mode] dir, parsed.  Fails the test
+ * unless pyprof-merge exited with a status of at most max_code (0: the
+ * input must be whole; 1: a damaged file is reported, not fatal). */
+const struct pp_json *pp_json_report(const struct pp_python *py, const char *dir,
+                                     const char *mode, int max_code);
+
+/* The first process with this pid (0: any) that was started_by this way
+ * (NULL: any), or NULL. */
+const struct pp_json *pp_json_process(const struct pp_json *doc, long pid,
+                                      const char *started_by);
+
+/* Whether stack (one element of "stacks") has a frame named fn. */
+int pp_json_stack_has(const struct pp_json *stack, const char *fn);
+
+/* Samples of the stacks of process pid that contain fn. */
+double pp_json_samples_in(const struct pp_json *doc, long pid, const char *fn);
+
+/* The pid of the first process with a stack containing fn, or -1. */
+long pp_json_pid_running(const struct pp_json *doc, const char *fn);
+
+#endif
