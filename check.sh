@@ -33,30 +33,29 @@ for v in 3.14 3.15; do
         echo "SKIP: CPython $v: $why"
     fi
 done
-# npm packages the tests drive (tests/package.json, locked), installed
-# outside the checkout; a test whose package is missing prints SKIP.
-npm_dir=/var/cache/pyprof-npm
-if command -v npm >/dev/null 2>&1; then
-    if ! cmp -s tests/package-lock.json "$npm_dir/package-lock.json" ||
-       [ ! -d "$npm_dir/node_modules" ]; then
-        mkdir -p "$npm_dir"
-        cp tests/package.json tests/package-lock.json "$npm_dir/"
-        (cd "$npm_dir" && npm ci --no-audit --no-fund >/dev/null) ||
-            echo "SKIP: npm ci in $npm_dir failed"
-    fi
-# npm packages of the browser tests (tests/browser/package.json: test
-# tooling only), kept outside the checkout in their own directory under
-# $PYPROF_NPM_DIR and installed again when the lock file changes.
+# npm packages the tests drive (test tooling only, locked), kept outside the
+# checkout under $PYPROF_NPM_DIR and installed again when a lock file
+# changes: tests/package.json (speedscope's schema and app, ajv) in it, and
+# tests/browser/package.json (puppeteer-core) in its browser/ directory.  A
+# test whose package is missing prints SKIP.
 PYPROF_NPM_DIR=${PYPROF_NPM_DIR:-/var/cache/pyprof-npm}
 export PYPROF_NPM_DIR
-npm_browser=$PYPROF_NPM_DIR/browser
-if ! cmp -s tests/browser/package-lock.json "$npm_browser/package-lock.json"; then
-    mkdir -p "$npm_browser"
-    cp tests/browser/package.json tests/browser/package-lock.json "$npm_browser/"
-    (cd "$npm_browser" && npm ci --no-audit --no-fund --loglevel=error) || {
-        rm -f "$npm_browser/package-lock.json"
-        echo "SKIP: npm ci failed in $npm_browser: the browser tests will say SKIP"
-    }
+npm_install() {  # SOURCE_DIR TARGET_DIR
+    if ! cmp -s "$1/package-lock.json" "$2/package-lock.json" ||
+       [ ! -d "$2/node_modules" ]; then
+        mkdir -p "$2"
+        cp "$1/package.json" "$1/package-lock.json" "$2/"
+        (cd "$2" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || {
+            rm -f "$2/package-lock.json"
+            echo "SKIP: npm ci in $2 failed: the tests that need it will say SKIP"
+        }
+    fi
+}
+if command -v npm >/dev/null 2>&1; then
+    npm_install tests "$PYPROF_NPM_DIR"
+    npm_install tests/browser "$PYPROF_NPM_DIR/browser"
+else
+    echo "SKIP: npm not found: the speedscope and browser tests will say SKIP"
 fi
 ./bootstrap >/dev/null 2>&1
 rm -rf build-check

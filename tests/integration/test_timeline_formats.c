@@ -160,7 +160,7 @@ static const struct pp_json *merge_both(const struct pp_python *py, const char *
 
 static const char *npm_dir(void)
 {
-    const char *d = getenv("PYPROF_TEST_NPM");
+    const char *d = getenv("PYPROF_NPM_DIR");
     return d && *d ? d : "/var/cache/pyprof-npm";
 }
 
