@@ -103,10 +103,17 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
                       "%s: exit.%s is %.0f, expected %d", want[i].fn,
                       want[i].exit_key, pp_json_num(p, path, -1), want[i].exit_val);
         }
-        /* The parent's unwritten samples are not duplicated into the child. */
-        pp_expect(py, pp_json_samples_in(doc, want[i].pid, "main") <=
-                      pp_json_samples_in(doc, want[i].pid, want[i].fn) + 5,
-                  "%s: the child's file holds stacks of the parent", want[i].fn);
+        /* The parent's unwritten samples are not duplicated into the child:
+         * a child with one Python thread has at most one sample per tick of
+         * its own (and a few more at most where SIGKILL cut the file between
+         * a flush's samples and its counters), while the parent's unwritten
+         * samples would be up to a flush interval's worth.  (Counting its
+         * samples in main() outside its work, as this test did, also counts
+         * the child waiting for a CPU in its after-fork hooks: four children
+         * burn CPU on two cores here.) */
+        pp_expect(py, kept <= ticks + 5,
+                  "%s: %.0f samples in %.0f ticks: the child's file holds samples "
+                  "of the parent", want[i].fn, kept, ticks);
     }
 }
 
