@@ -133,7 +133,8 @@ sys.exit(importlib.util.find_spec('test.$s') is None)" 2>/dev/null; then
     fi
     # The second run was profiled: every test file ran in its own Python
     # worker, so at least one profile per file plus regrtest's own.
-    summary=$(grep '^pyprof: ' "$dir/pyprof.log" | tail -n 1)
+    # (the summary line; the not-profiled list after it starts "pyprof:" too)
+    summary=$(grep '^pyprof: [0-9]* processes (' "$dir/pyprof.log" | tail -n 1)
     pys=$(echo "$summary" | sed -n 's/.*(\([0-9]*\) Python).*/\1/p')
     nfiles=$(grep -c '^.*\] test' "$dir/pyprof.log")
     if [ -z "$pys" ] || [ "$pys" -le "$nfiles" ]; then
