@@ -1,22 +1,39 @@
 """Runs a command with a pseudo-terminal as its stdin, stdout and stderr,
 and copies everything it wrote there to our stdout: pty_run.py CMD ARGS...
-Exits with the command's exit status."""
+Exits with the command's exit status.
+
+We keep the terminal's slave side open ourselves until the command has
+ended and its output is drained: when the last holder of the slave closes
+it, the kernel may drop what is still queued for the master (a hang-up),
+and the command's last bytes were exactly what the tests look for."""
 import os
 import pty
+import select
+import subprocess
 import sys
 
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
-while True:
-    try:
-        data = os.read(fd, 65536)
-    except OSError:          # EIO: the child closed the terminal
-        break
-    if not data:
-        break
-    sys.stdout.buffer.write(data)
+master, slave = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=slave, stderr=slave,
+                     start_new_session=True)
+out = bytearray()
+
+
+def drain(timeout):
+    while True:
+        r, _, _ = select.select([master], [], [], timeout)
+        if not r:
+            return
+        data = os.read(master, 65536)
+        if not data:
+            return
+        out.extend(data)
+
+
+while p.poll() is None:
+    drain(0.05)
+drain(0.2)
+os.close(slave)
+os.close(master)
+sys.stdout.buffer.write(bytes(out))
 sys.stdout.flush()
-_, status = os.waitpid(pid, 0)
-sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode")
-         else status >> 8)
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)
