@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "pyprof/unprofiled.h"
 
 static const char *const all_vars[] = {

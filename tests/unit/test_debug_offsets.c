@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "layout/layout.h"
-#include "safe_read.h"
+#include "python/layout/layout.h"
+#include "guard/safe_read.h"
 
 struct at { uint32_t pos; uint64_t value; };
 

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "env_inject.h"
+#include "base/config.h"
+#include "hooks/env_inject.h"
 #include "pyprof/format.h"
-#include "state.h"
+#include "base/identity.h"
 
 #define OURS "/opt/pyprof/lib/libpyprof.so"
 

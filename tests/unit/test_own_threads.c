@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "own_fd.h"
+#include "base/config.h"
+#include "base/own_fd.h"
 #include "pyprof/format.h"
-#include "state.h"
-#include "uncounted.h"
-#include "writer.h"
+#include "base/identity.h"
+#include "base/uncounted.h"
+#include "record/writer.h"
 
 /* Waits for pid at most 20 s; kills it after that.  Returns the status,
  * or -1 if it had to be killed. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hide_thread.h"
+#include "hooks/stat_filter.h"
 
 /* A real line's shape: pid (comm) state, then fields 4..52. */
 static size_t stat_line(char *buf, size_t cap, const char *comm, int threads)

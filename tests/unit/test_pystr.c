@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pystr.h"
+#include "python/pystr.h"
 
 static uint8_t mem[4096];
 

@@ -13,16 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codecache.h"
-#include "config.h"
+#include "python/codecache.h"
+#include "base/config.h"
 #include "model.h"
 #include "output.h"
 #include "pyprof/format.h"
-#include "pyvm.h"
+#include "python/pyvm.h"
 #include "reader.h"
 #include "report_of.h"
-#include "state.h"
-#include "writer.h"
+#include "base/identity.h"
+#include "record/writer.h"
 
 struct pp_state pp_state;
 const char *pyvm_version(void) { return "3.12.1"; }

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "safe_read.h"
+#include "guard/safe_read.h"
 
 static void (*guard_fn)(int, void *, void *);
 

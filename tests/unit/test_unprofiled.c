@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "not_profiled.h"
+#include "base/config.h"
+#include "record/not_profiled.h"
 #include "pyprof/unprofiled.h"
-#include "state.h"
+#include "base/identity.h"
 #include "unprofiled.h"
 
 /* What preload.c provides in the library. */

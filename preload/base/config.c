@@ -1,0 +1,93 @@
+/*
+ * config.c — PYPROF_* environment -> pp_config, once, in the constructor.
+ * A bad value gets the default, and one message if PYPROF_LOG asks for
+ * it: the application must run whatever the user typed (pyprof(7),
+ * ENVIRONMENT).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "pyprof/unprofiled.h"
+
+struct pp_config pp_config;
+
+int pp_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || s[0] == '-' || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
+                         unsigned def)
+{
+    const char *s = getenv(name);
+    unsigned v;
+    if (!s)
+        return def;
+    if (pp_parse_uint(s, lo, hi, &v) == 0)
+        return v;
+    pp_warn("%s=%s is not a number in [%u, %u]; using %u", name, s, lo, hi, def);
+    return def;
+}
+
+static void copy_var(const char *name, char *dst, size_t cap)
+{
+    const char *s = getenv(name);
+    dst[0] = 0;
+    if (!s)
+        return;
+    if (strlen(s) >= cap) {
+        pp_warn("%s is longer than %zu bytes; ignored", name, cap - 1);
+        return;
+    }
+    strcpy(dst, s);
+}
+
+/* Joins a relative PYPROF_OUT to the cwd so that descendants which chdir
+ * (daemons, build tools) still write to the same place. */
+static void absolute_out(void)
+{
+    char rel[PATH_MAX];
+    copy_var("PYPROF_OUT", rel, sizeof rel);
+    if (!rel[0])
+        strcpy(rel, "pyprof.out");
+    if (rel[0] == '/') {
+        strcpy(pp_config.out_dir, rel);
+        return;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd) ||
+        snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/%s",
+                 strcmp(cwd, "/") ? cwd : "", rel) >= (int)sizeof pp_config.out_dir) {
+        pp_warn("cannot make PYPROF_OUT=%s absolute; using it as given", rel);
+        strcpy(pp_config.out_dir, rel);
+    }
+}
+
+void pp_config_load(void)
+{
+    /* The log settings first: the other parsers may want to complain. */
+    copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
+    /* A log file asked for is not the program's stderr: it gets the
+     * errors unless PYPROF_LOG says otherwise. */
+    pp_config.log_level = (int)uint_var("PYPROF_LOG", 0, 2,
+                                        pp_config.log_file[0] ? 1 : 0);
+    copy_var(PP_ENV_RUN_SOCKET, pp_config.run_socket, sizeof pp_config.run_socket);
+    pp_config.hz = uint_var("PYPROF_HZ", 1, PP_MAX_HZ, PP_DEFAULT_HZ);
+    pp_config.follow = (int)uint_var("PYPROF_FOLLOW", 0, 1, 1);
+    pp_config.flush_ms = uint_var("PYPROF_FLUSH_MS", 1, 60000, PP_DEFAULT_FLUSH_MS);
+    copy_var("PYPROF_ONLY", pp_config.only, sizeof pp_config.only);
+    absolute_out();
+}

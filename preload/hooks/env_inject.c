@@ -1,0 +1,198 @@
+/*
+ * env_inject.c — building a child's environment on the stack.
+ *
+ * A child keeps every entry the caller gave it.  LD_PRELOAD gets our
+ * library in front (the caller's own entries, e.g. jemalloc, stay); the
+ * PYPROF_* settings the tree was started with are added where missing, so
+ * `env -i`, `subprocess.run(env={})` and execve(path, argv, NULL) still
+ * give a profiled child; PYPROF_PARENT is set to name the image the child
+ * descends from (state.h).  With PYPROF_FOLLOW=0 our library is taken out
+ * of LD_PRELOAD instead and nothing is added.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "hooks/env_inject.h"
+#include "pyprof/format.h"
+#include "pyprof/unprofiled.h"
+#include "base/identity.h"
+
+extern char **environ;
+
+/* "NAME=value" strings captured at start-up, in static storage. */
+static const char *const setting_names[] = {
+    "PYPROF_HZ", "PYPROF_FLUSH_MS", "PYPROF_FOLLOW", "PYPROF_ONLY", "PYPROF_LOG",
+    "PYPROF_LOG_FILE", PP_ENV_RUN_SOCKET,
+};
+#define NSETTINGS (sizeof setting_names / sizeof *setting_names)
+static char settings[NSETTINGS][1100];
+static unsigned captured;           /* bit i: settings[i] holds an entry */
+static char out_setting[PATH_MAX + 16];
+
+void pp_env_capture(void)
+{
+    /* The mask, not the 7 KiB of slots, says what is set: a process
+     * that has no PYPROF_* settings (most of a build's sh and cc) then
+     * never touches those pages, which costs page faults at every exec. */
+    captured = 0;
+    for (size_t i = 0; i < NSETTINGS; i++) {
+        size_t n = strlen(setting_names[i]);
+        for (char **e = environ; e && *e; e++)
+            if (!strncmp(*e, setting_names[i], n) && (*e)[n] == '=' &&
+                strlen(*e) < sizeof settings[i]) {
+                strcpy(settings[i], *e);
+                captured |= 1u << i;
+                break;
+            }
+    }
+    size_t n = strlen(pp_config.out_dir);
+    if (n + 12 < sizeof out_setting) {
+        memcpy(out_setting, "PYPROF_OUT=", 11);
+        memcpy(out_setting + 11, pp_config.out_dir, n + 1);
+    }
+}
+
+static int has_prefix(const char *s, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(s, name, n) && s[n] == '=';
+}
+
+static const char *base_name(const char *p, size_t n, size_t *bn)
+{
+    const char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '/')
+            b = p + i + 1;
+    *bn = n - (size_t)(b - p);
+    return b;
+}
+
+/* Whether the token [p, p+n) of LD_PRELOAD names our library. */
+static int is_ours(const char *p, size_t n)
+{
+    const char *ours = pp_state.preload_path;
+    size_t on = strlen(ours), bn, obn;
+    if (n == on && !memcmp(p, ours, n))
+        return 1;
+    const char *b = base_name(p, n, &bn), *ob = base_name(ours, on, &obn);
+    return bn && bn == obn && !memcmp(b, ob, bn);
+}
+
+/* Writes LD_PRELOAD=... into dst (cap bytes): ours first unless `strip`,
+ * then the caller's other entries.  Returns NULL when it does not fit or
+ * when, stripped, nothing is left. */
+static char *preload_entry(const char *old, int strip, char *dst, size_t cap)
+{
+    size_t n = 0;
+    const char *prefix = "LD_PRELOAD=";
+    size_t pl = strlen(prefix), ol = strlen(pp_state.preload_path);
+    if (pl + ol + 2 > cap)
+        return NULL;
+    memcpy(dst, prefix, pl);
+    n = pl;
+    if (!strip) {
+        memcpy(dst + n, pp_state.preload_path, ol);
+        n += ol;
+    }
+    for (const char *p = old; p && *p; ) {
+        size_t t = strcspn(p, ": ");
+        if (t && !is_ours(p, t)) {
+            if (n + t + 2 > cap)
+                return NULL;
+            if (n > pl)
+                dst[n++] = ':';
+            memcpy(dst + n, p, t);
+            n += t;
+        }
+        p += t;
+        while (*p == ':' || *p == ' ')
+            p++;
+    }
+    dst[n] = 0;
+    return n > pl ? dst : NULL;
+}
+
+void pp_format_parent(char *buf, uint64_t uid, int how)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++)
+        buf[i] = hex[(uid >> (60 - 4 * i)) & 15];
+    buf[16] = ':';
+    buf[17] = (char)('0' + how);
+    buf[18] = 0;
+}
+
+/* "PYPROF_PARENT=..." for a child started now, or NULL for none. */
+static char *parent_entry(int how, char *dst)
+{
+    const char *name = PP_ENV_PARENT "=";
+    size_t nl = strlen(name);
+    memcpy(dst, name, nl);
+    /* A sampling image gets its file at its first tick at the latest (or
+     * when it ends), so it can be named before the file exists. */
+    if (pp_state.active || pp_state.sampling) {
+        /* exec by the image itself replaces it; anything else (spawn, or an
+         * exec in a vfork child sharing our memory) starts a new process */
+        int h = how == PP_START_EXEC && getpid() == pp_state.pid ? PP_START_EXEC
+                                                                 : PP_START_SPAWN;
+        pp_format_parent(dst + nl, pp_state.uid, h);
+        return dst;
+    }
+    if (!pp_state.inherited_parent[0])
+        return NULL;
+    strcpy(dst + nl, pp_state.inherited_parent);
+    return dst;
+}
+
+size_t pp_env_slots(char *const *envp)
+{
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    return n + NSETTINGS + 4;
+}
+
+char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
+                          char *strings)
+{
+    if (pp_env_slots(envp) > cap || cap > PP_ENV_MAX_SLOTS)
+        return envp;
+    int follow = pp_config.follow;
+    const char *old_preload = NULL;
+    size_t n = 0;
+    int have[NSETTINGS] = { 0 }, have_out = 0;
+    for (size_t i = 0; envp && envp[i]; i++) {
+        const char *e = envp[i];
+        if (has_prefix(e, "LD_PRELOAD")) {
+            old_preload = e + strlen("LD_PRELOAD=");
+            continue;
+        }
+        if (has_prefix(e, PP_ENV_PARENT))
+            continue;
+        for (size_t k = 0; k < NSETTINGS; k++)
+            if (has_prefix(e, setting_names[k]))
+                have[k] = 1;
+        if (has_prefix(e, "PYPROF_OUT"))
+            have_out = 1;
+        slots[n++] = (char *)e;
+    }
+    char *preload = preload_entry(old_preload, !follow, strings, PATH_MAX_ENV);
+    if (preload)
+        slots[n++] = preload;
+    else if (old_preload && follow)
+        return envp;                   /* would not fit: leave it alone */
+    if (follow) {
+        char *parent = parent_entry(how, strings + PATH_MAX_ENV);
+        if (parent)
+            slots[n++] = parent;
+        for (size_t k = 0; k < NSETTINGS; k++)
+            if (!have[k] && (captured & (1u << k)))
+                slots[n++] = settings[k];
+        if (!have_out && out_setting[0])
+            slots[n++] = out_setting;
+    }
+    slots[n] = NULL;
+    return slots;
+}

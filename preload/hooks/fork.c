@@ -1,0 +1,67 @@
+/*
+ * hooks_fork.c — a fork child is a new image with its own file.
+ *
+ * fork() is wrapped (not handled in a pthread_atfork child handler) so that
+ * the child's sampler is started in ordinary code after fork returned,
+ * where glibc has already reset its malloc and loader locks, rather than in
+ * a handler where only async-signal-safe calls are allowed.  The wrapper
+ * also keeps the sampler between ticks across the fork, so the child never
+ * inherits a half-written buffer; the child drops the parent's unwritten
+ * bytes (they are the parent's to write) and opens its own file.
+ * vfork is not wrapped: its child shares our stack (pyprof(7), Fork); the
+ * exec hooks handle it.
+ */
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "hooks/stat_filter.h"
+#include "sample/lifecycle.h"
+#include "pyprof/format.h"
+#include "python/pyvm.h"
+#include "sample/sampler.h"
+#include "base/identity.h"
+#include "record/writer.h"
+
+typedef pid_t (*fork_fn)(void);
+static fork_fn real_fork;
+
+void pp_fork_init(void)
+{
+    real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
+}
+
+static void become_child(void)
+{
+    /* The parent samples (fork() is only wrapped then), so it has or will
+     * have a file even if its first tick has not come yet: name it. */
+    pp_state.parent_uid = pp_state.uid;
+    pp_state.active = 0;
+    pp_state.sampling = 0;
+    pp_state.uid = pp_new_uid();
+    pp_state.pid = getpid();
+    pp_state.ppid = getppid();
+    writer_forget();
+    sampler_reset_child();
+    pyvm_after_fork();
+    pp_start(PP_START_FORK);
+}
+
+PP_EXPORT pid_t fork(void)
+{
+    if (!real_fork)
+        real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
+    if (!pp_state.sampling)
+        pp_dlopen_check();     /* a pre-fork server that loaded Python */
+    if (!pp_state.sampling)
+        return real_fork();
+    sampler_pause();
+    pid_t pid = real_fork();
+    if (pid == 0) {
+        become_child();
+        return 0;
+    }
+    sampler_resume();
+    if (pid > 0)
+        pp_hide_thread_arm();
+    return pid;
+}

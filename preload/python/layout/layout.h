@@ -1,0 +1,117 @@
+/*
+ * layout.h — where CPython keeps what the sampler reads, for one layout
+ * family.  Exactly one struct py_layout is chosen at start-up (pyvm.c);
+ * the walker then reads offsets from it and branches only on the few
+ * family kinds below, never on a version number.
+ *
+ *   py310.c          3.10   static table (verified against 3.10.13 headers)
+ *   py311.c          3.11   static table (3.11.7 headers)
+ *   py312.c          3.12   static table (3.12.1 headers)
+ *   debug_offsets.c  3.13-3.15  built from the runtime's own _Py_DebugOffsets,
+ *                           with one mirror of that struct per minor
+ */
+#ifndef PYPROF_LAYOUT_H
+#define PYPROF_LAYOUT_H
+
+#include <stdint.h>
+
+#include "python/pystr.h"
+
+enum frame_kind {
+    FRAMES_OBJECTS,      /* 3.10: PyFrameObject chain, f_lasti in code units */
+    FRAMES_INTERP,       /* 3.11+: _PyInterpreterFrame chain, instruction ptr */
+};
+
+enum tstate_frame_kind {
+    TS_FRAME_DIRECT,     /* tstate->frame / tstate->current_frame            */
+    TS_FRAME_CFRAME,     /* 3.11/3.12: tstate->cframe->current_frame         */
+};
+
+enum gil_kind {
+    GIL_RUNTIME_TSTATE,  /* 3.10/3.11: _PyRuntime.gilstate.tstate_current    */
+    GIL_STRUCT_PTR,      /* 3.12+: interp->ceval.gil -> {last_holder, locked} */
+    GIL_NONE,            /* free-threaded: no GIL to hold                    */
+};
+
+enum line_kind {
+    LINES_310,           /* (byte delta, line delta) pairs                   */
+    LINES_311,           /* location table                                   */
+};
+
+struct py_layout {
+    int minor;
+    enum frame_kind frames;
+    enum tstate_frame_kind ts_frame_kind;
+    enum gil_kind gil;
+    enum line_kind lines;
+
+    /* _PyRuntimeState */
+    uint32_t rt_finalizing;      /* PyThreadState* (nonzero while finalizing) */
+    uint32_t rt_interp_head;
+    uint32_t rt_gil_tstate;      /* GIL_RUNTIME_TSTATE only                  */
+
+    /* PyInterpreterState */
+    uint32_t is_next;
+    uint32_t is_threads_head;
+    uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
+    uint32_t gil_holder;         /* inside _gil_runtime_state                */
+    uint32_t gil_locked;
+    uint32_t gil_switches;       /* switch_number: 0 = not known (3.10/3.11) */
+
+    /* PyThreadState */
+    uint32_t ts_read;            /* bytes to read from a tstate              */
+    uint32_t ts_next;
+    uint32_t ts_interp;
+    uint32_t ts_frame;           /* frame pointer, or the cframe pointer     */
+    uint32_t cframe_current;     /* TS_FRAME_CFRAME: offset in _PyCFrame     */
+    uint32_t ts_native_tid;      /* 0 = none (3.10)                          */
+    uint32_t ts_thread_id;       /* pthread_t                                */
+    uint32_t ts_last_profiled;   /* 3.15+: last_profiled_frame; 0 = none     */
+    uint32_t ts_last_profiled_seq; /* 3.15+: its pop counter                 */
+
+    /* frame (PyFrameObject or _PyInterpreterFrame) */
+    uint32_t fr_read;            /* bytes to read from a frame               */
+    uint32_t fr_code;
+    uint32_t fr_previous;
+    uint32_t fr_instr;           /* 3.10: int f_lasti; else instruction ptr  */
+    uint32_t fr_owner;           /* FRAMES_INTERP only                       */
+    uint32_t fr_refcnt;          /* FRAMES_OBJECTS: ob_refcnt, 0 once freed  */
+    uint32_t fr_gen;             /* FRAMES_OBJECTS: f_gen, set in generators */
+    /* The lasti of a frame that has not started: -1 (before the first
+     * instruction) up to 3.12, 0 (on it) from 3.13, where the interpreter's
+     * own shim that runs a class's __init__ (init_shim_symbol, a static
+     * code object) also stands there while __init__ runs. */
+    int32_t lasti_unstarted;
+    const char *init_shim_symbol;
+    uintptr_t code_tag_mask;     /* bits to clear from fr_code (3.14+ stackref)*/
+    /* Frames with owner_skip_min <= owner <= owner_skip_max are
+     * interpreter-internal shims, not Python frames (-1: none). */
+    int owner_skip_min;          /* 3.12/3.13: 3 (CSTACK) == only skipped     */
+    int owner_skip_max;          /* 3.12/3.13: 3; 3.14+: 255; 3.11: none (-1) */
+
+    /* PyCodeObject */
+    uint32_t co_read;            /* bytes to read from a code object         */
+    uint32_t co_filename;
+    uint32_t co_name;
+    uint32_t co_qualname;        /* 0 = none (3.10: use co_name)              */
+    uint32_t co_firstlineno;
+    uint32_t co_linetable;
+    uint32_t co_firsttraceable;  /* FRAMES_INTERP only                       */
+    uint32_t co_code_adaptive;   /* FRAMES_INTERP only                       */
+
+    /* objects */
+    uint32_t ob_type;
+    uint32_t bytes_size;         /* PyVarObject.ob_size of a bytes object    */
+    uint32_t bytes_data;         /* ob_sval                                  */
+    struct pystr_layout str;
+};
+
+extern const struct py_layout py310_layout, py311_layout, py312_layout;
+
+/* Fills *l from the _Py_DebugOffsets at the start of _PyRuntime for minor
+ * 13, 14 or 15.  Returns 0, or -1 (unknown minor, bad cookie, implausible
+ * values) with a reason in *why. */
+int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
+                         const char **why);
+
+#endif

@@ -1,0 +1,33 @@
+/* CPython 3.12: offsets from the 3.12.1 headers (pyprof(7),
+ * SUPPORTED INTERPRETERS). */
+#include "python/layout/layout.h"
+
+const struct py_layout py312_layout = {
+    .minor = 12,
+    .frames = FRAMES_INTERP,
+    .ts_frame_kind = TS_FRAME_CFRAME,
+    .gil = GIL_STRUCT_PTR,
+    .lines = LINES_311,
+
+    .rt_finalizing = 24, .rt_interp_head = 40,
+    .is_next = 0, .is_threads_head = 72,
+    .is_gil_ptr = 384, .gil_holder = 8, .gil_locked = 16,
+    .gil_switches = 24,
+
+    .ts_read = 152, .ts_next = 8, .ts_interp = 16, .ts_frame = 56,
+    .cframe_current = 0, .ts_native_tid = 144, .ts_thread_id = 136,
+
+    /* f_code, previous, prev_instr, owner; owner 3 = C-stack shim */
+    .fr_read = 72, .fr_code = 0, .fr_previous = 8, .fr_instr = 56,
+    .fr_owner = 70, .owner_skip_min = 3, .owner_skip_max = 3,
+
+    .lasti_unstarted = -1,
+    .co_read = 184, .co_filename = 112, .co_name = 120, .co_qualname = 128,
+    .co_firstlineno = 68, .co_linetable = 136, .co_firsttraceable = 176,
+    .co_code_adaptive = 192,
+
+    .ob_type = 8, .bytes_size = 16, .bytes_data = 32,
+    .str = { .length = 16, .state = 32, .ascii_data = 40, .compact_data = 56,
+             .legacy_data = 56, .kind_shift = 2, .compact_bit = 5,
+             .ascii_bit = 6 },
+};

@@ -1,0 +1,871 @@
+/*
+ * pyvm.c — finds this process's CPython, chooses its layout once, and
+ * walks interpreters -> thread states -> frames from memory.
+ *
+ * Consistency: the walked thread keeps running.  A frame's callers are
+ * suspended while it lives, so a walk is consistent if the first frame it
+ * read is still alive afterwards (still in the thread's chain, same code,
+ * same caller), even if the thread has called deeper meanwhile.  Otherwise
+ * the stack is walked again (twice at most) and then dropped and counted.
+ * A busy thread's instruction pointer moves all the time; that alone does
+ * not make a stack torn (the line comes from the first read).
+ *
+ * Reuse: a caller's frame does not change while its callee runs, so the
+ * outermost frames whose (address, code, instruction) equal those of the
+ * thread's previous sample keep their resolved code and line; only the
+ * frames that changed go through the code cache and line table.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "python/codecache.h"
+#include "python/layout/layout.h"
+#include "base/log.h"
+#include "pyprof/format.h"
+#include "python/pyvm.h"
+#include "guard/safe_read.h"
+#include "base/thread_cpu.h"
+
+#define MAX_RETRIES 8
+#define DEEP_CHAIN  64        /* frames: see walk_checked */
+#define TS_SLOTS    512u      /* per-tstate caches; power of two */
+#define MAX_THREADS 4096      /* walk bound for a thread list    */
+#define MAX_INTERPS 256
+
+uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
+static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
+
+static const struct py_layout *L;
+static struct py_layout dbg_layout;
+static uintptr_t runtime;
+static int (*is_initialized)(void);
+static char version[32];
+static int free_threaded;
+static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
+static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
+static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
+
+/* What a frame looked like when last resolved. */
+struct raw_frame {
+    uintptr_t addr, code, instr, prev;
+    struct code_info *info;
+    int32_t line;
+    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
+};
+
+struct ts_cache {
+    uintptr_t tstate;
+    uint32_t seen;                 /* tick when last used              */
+    uint32_t seq;                  /* number of the last sample taken  */
+    uint32_t evictions;            /* codecache_evictions() when saved */
+    uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
+    uint64_t cpu_ns;               /* read after the last sample's walk */
+    unsigned depth, cap;
+    struct raw_frame *frames;      /* outermost first */
+};
+
+static struct ts_cache ts_caches[TS_SLOTS];
+static uint32_t tick_no, sample_seq;
+
+/* Scratch for one walk, innermost first. */
+static struct raw_frame walk[PP_MAX_DEPTH];
+static struct pyvm_frame out[PP_MAX_DEPTH];
+
+/* ------------------------------------------------------------ detection */
+
+static uintptr_t rd_ptr(uintptr_t addr, int *ok)
+{
+    uintptr_t v = 0;
+    if (safe_read_ptr(addr, &v) != 0)
+        *ok = 0;
+    return v;
+}
+
+static void find_pthread_tid_candidates(void)
+{
+    /* glibc does not publish where struct pthread keeps the kernel tid;
+     * find it by looking for our own tid in our own descriptor, and
+     * confirm it later in the sampler thread (two threads must agree). */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
+        pid_t v;
+        if (safe_read(&v, self + off, sizeof v) == 0 && v == tid)
+            tid_candidates[off / 4] = 1;
+    }
+}
+
+static void confirm_pthread_tid_offset(void)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
+        pid_t v;
+        if (tid_candidates[off / 4] && safe_read(&v, self + off, sizeof v) == 0 &&
+            v == tid) {
+            pthread_tid_off = (int)off;
+            return;
+        }
+    }
+    pthread_tid_off = -2;   /* not found: threads keep tid 0 */
+    pp_log(1, "cannot locate the thread id in glibc's thread descriptor; "
+              "on-CPU state is unknown on this Python");
+}
+
+/* Major.minor.micro from Py_Version (3.11+) or Py_GetVersion() (3.10). */
+static int read_version(int *minor)
+{
+    const unsigned long *hex = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (hex) {
+        unsigned long v = *hex;
+        *minor = (int)((v >> 16) & 0xff);
+        snprintf(version, sizeof version, "%lu.%lu.%lu", v >> 24,
+                 (v >> 16) & 0xff, (v >> 8) & 0xff);
+        return (v >> 24) == 3 ? 0 : -1;
+    }
+    const char *(*get)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
+                                                            "Py_GetVersion");
+    if (!get)
+        return -1;
+    const char *s = get();
+    int maj = 0, min = 0, mic = 0;
+    if (sscanf(s, "%d.%d.%d", &maj, &min, &mic) < 2 || maj != 3)
+        return -1;
+    *minor = min;
+    snprintf(version, sizeof version, "%d.%d.%d", maj, min, mic);
+    return 0;
+}
+
+int pyvm_detect(void)
+{
+    void *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
+    if (!rt)
+        return 0;
+    int minor;
+    if (read_version(&minor) != 0) {
+        pp_warn("cannot tell which Python this is; not profiled");
+        return -1;
+    }
+    runtime = (uintptr_t)rt;
+    is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    pyvm_code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+    pyvm_str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    pyvm_bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+    uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
+    if (!is_initialized || !pyvm_code_type || !pyvm_str_type ||
+        !pyvm_bytes_type || !type_type) {
+        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
+                version);
+        return -1;
+    }
+    const char *why = NULL;
+    switch (minor) {
+    case 10: L = &py310_layout; break;
+    case 11: L = &py311_layout; break;
+    case 12: L = &py312_layout; break;
+    case 13:
+    case 14:
+    case 15:
+        if (debug_offsets_layout(runtime, minor, &dbg_layout, &why) == 0)
+            L = &dbg_layout;
+        break;
+    default:
+        why = "this version is not supported";
+    }
+    if (!L) {
+        pp_warn("Python %s: %s; not profiled", version, why);
+        return -1;
+    }
+    free_threaded = L->gil == GIL_NONE;
+    if (L->init_shim_symbol)
+        init_shim_code = (uintptr_t)dlsym(RTLD_DEFAULT, L->init_shim_symbol);
+    /* A debug build (Py_TRACE_REFS) moves every object header: the type of
+     * PyUnicode_Type must sit where our layout says. */
+    int ok = 1;
+    if (rd_ptr(pyvm_str_type + L->ob_type, &ok) != type_type || !ok) {
+        pp_warn("Python %s: object layout differs (debug build?); not profiled",
+                version);
+        L = NULL;
+        return -1;
+    }
+    if (L->frames == FRAMES_OBJECTS && !L->ts_native_tid)
+        find_pthread_tid_candidates();
+    return 1;
+}
+
+const char *pyvm_version(void) { return version; }
+int pyvm_free_threaded(void) { return free_threaded; }
+
+/* ------------------------------------------------------------ readiness */
+
+/* One-time check that the chosen layout fits what is really there. */
+static int check_layout(void)
+{
+    int ok = 1;
+    uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
+    uintptr_t ts = interp ? rd_ptr(interp + L->is_threads_head, &ok) : 0;
+    if (!ok || !interp)
+        return 0;                  /* not yet: try again next tick */
+    if (!ts)
+        return 0;
+    if (rd_ptr(ts + L->ts_interp, &ok) != interp || !ok) {
+        pp_warn("Python %s: thread state layout does not match; sampling stops",
+                version);
+        return -1;
+    }
+    return 1;
+}
+
+int pyvm_ready(void)
+{
+    if (!L || layout_checked < 0 || !is_initialized())
+        return 0;
+    int ok = 1;
+    if (rd_ptr(runtime + L->rt_finalizing, &ok) != 0 || !ok)
+        return 0;
+    if (!layout_checked) {
+        layout_checked = check_layout();
+        if (layout_checked <= 0) {
+            if (layout_checked == 0)
+                return 0;
+            return 0;
+        }
+        if (pthread_tid_off == -1 && L->frames == FRAMES_OBJECTS)
+            confirm_pthread_tid_offset();
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ walking */
+
+static struct ts_cache *ts_cache_for(uintptr_t tstate)
+{
+    unsigned h = (unsigned)((tstate >> 4) * 2654435761u) & (TS_SLOTS - 1);
+    for (unsigned i = 0; i < 8; i++) {
+        struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
+        if (c->tstate == tstate)
+            return c;
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
+        if (!c->tstate || tick_no - c->seen > 2) {
+            c->tstate = tstate;
+            c->depth = 0;
+            c->seq = 0;
+            c->cpu_tid = 0;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static uintptr_t current_frame(const uint8_t *ts, int *ok)
+{
+    uintptr_t f;
+    memcpy(&f, ts + L->ts_frame, sizeof f);
+    if (L->ts_frame_kind == TS_FRAME_CFRAME && f)
+        f = rd_ptr(f + L->cframe_current, ok);
+    return f;
+}
+
+/* Interpreter-internal frames (entry shims), not Python frames. */
+static int is_shim(int owner)
+{
+    return L->owner_skip_min >= 0 && owner >= L->owner_skip_min &&
+           owner <= L->owner_skip_max;
+}
+
+/* Reads one frame; returns 1 for a Python frame to record, 0 for a shim
+ * to skip, -1 on a read failure. */
+static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
+                      int *owner)
+{
+    uint8_t raw[512];
+    const uint8_t *base;
+    if (pp_guard_env) {
+        /* Inside a guarded section every read is a plain load: read the
+         * three or four fields in place rather than copy the frame. */
+        if (!safe_read_plausible(f, L->fr_read))
+            return -1;
+        base = (const uint8_t *)f;
+    } else {
+        if (safe_read(raw, f, L->fr_read) != 0)
+            return -1;
+        base = raw;
+    }
+    memcpy(prev, base + L->fr_previous, sizeof *prev);
+    memcpy(&rf->code, base + L->fr_code, sizeof rf->code);
+    rf->code &= ~L->code_tag_mask;
+    rf->addr = f;
+    *owner = -1;
+    if (L->frames == FRAMES_OBJECTS) {
+        int32_t lasti;
+        intptr_t refs;
+        /* A freed frame object (on the free list, or its code's zombie)
+         * keeps a stale or free-list f_back: the chain was cut here. */
+        memcpy(&refs, base + L->fr_refcnt, sizeof refs);
+        if (refs <= 0)
+            return -1;
+        memcpy(&lasti, base + L->fr_instr, sizeof lasti);
+        rf->instr = (uintptr_t)(intptr_t)lasti;
+        uintptr_t gen;
+        memcpy(&gen, base + L->fr_gen, sizeof gen);
+        *owner = gen ? 1 : 0;      /* as 3.11+'s owner: 1 = a generator */
+        return rf->code ? 1 : 0;
+    }
+    memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
+    *owner = base[L->fr_owner];
+    if (is_shim(*owner))
+        return 0;
+    return rf->code ? 1 : 0;
+}
+
+static int32_t lasti_of(const struct raw_frame *rf)
+{
+    if (L->frames == FRAMES_OBJECTS)
+        return (int32_t)(intptr_t)rf->instr;
+    intptr_t d = (intptr_t)rf->instr - (intptr_t)(rf->code + L->co_code_adaptive);
+    if (d < -2 || d > (1 << 28))
+        return -1;
+    return (int32_t)(d / 2);
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A real stack never holds the same frame twice; a chain read while the
+ * thread freed and reused frames can loop.  Only checked when the walk hit
+ * the depth cap, the one way a loop can end. */
+static int has_cycle(int n)
+{
+    static uintptr_t addrs[PP_MAX_DEPTH];
+    for (int i = 0; i < n; i++)
+        addrs[i] = walk[i].addr;
+    qsort(addrs, (size_t)n, sizeof *addrs, cmp_addr);
+    for (int i = 1; i < n; i++)
+        if (addrs[i] == addrs[i - 1])
+            return 1;
+    return 0;
+}
+
+#define ALIVE_HOPS 64
+
+/* The thread's current innermost frame, read now. */
+static uintptr_t thread_top(uintptr_t tstate, int *ok)
+{
+    uintptr_t f = rd_ptr(tstate + L->ts_frame, ok);
+    if (*ok && L->ts_frame_kind == TS_FRAME_CFRAME && f)
+        f = rd_ptr(f + L->cframe_current, ok);
+    return f;
+}
+
+/* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
+ * thread's current top (it may have called deeper), with the same code
+ * and caller. */
+static int reachable(uintptr_t cur, const struct raw_frame *f)
+{
+    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (read_frame(cur, &chk, &up, &owner) < 0)
+            return 0;
+        if (cur == f->addr)
+            return chk.code == f->code && up == f->prev;
+        if (up == cur)
+            return 0;
+        cur = up;
+    }
+    return 0;
+}
+
+/* Walks one thread's frames into walk[] (innermost first).  Returns the
+ * depth, -1 on failure; *truncated when the walk stopped at the depth cap
+ * (a real deep stack, or a loop: the caller tells them apart).
+ * *pair_ok: the first frame read was still in the thread's chain after
+ * its caller was read, so the caller was then suspended in that call
+ * (same_chain may then accept a walk whose first frame has returned).
+ * Where every C-level entry into the interpreter pushes a shim frame
+ * (layouts that skip shims), a whole chain ends at one: a chain that ends
+ * at a Python frame was cut (a generator that yielded, and cleared its
+ * caller, between our reads of it and of its caller). */
+static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
+                       int *pair_ok)
+{
+    int n = 0, owner = -1;
+    *truncated = 0;
+    *pair_ok = 0;
+    for (uintptr_t f = top; f; ) {
+        if (n == PP_MAX_DEPTH) {
+            *truncated = 1;
+            return n;
+        }
+        uintptr_t prev;
+        int r = read_frame(f, &walk[n], &prev, &owner);
+        if (r < 0)
+            return -1;
+        if (r > 0) {
+            walk[n].prev = prev;
+            walk[n].info = NULL;
+            walk[n].owner = owner;
+            n++;
+            if (n == 2) {
+                int ok = 1;
+                uintptr_t now = thread_top(tstate, &ok);
+                *pair_ok = ok && reachable(now, &walk[0]);
+            }
+        }
+        if (prev == f)
+            return -1;
+        f = prev;
+    }
+    if (n && L->owner_skip_min >= 0 && !is_shim(owner))
+        return -1;
+    /* A caller has started (the interpreter's own __init__ shim aside):
+     * one that has not is a frame pushed again at the address of one that
+     * returned while the walk read it.  Where the shim's code object
+     * cannot be found, lasti 0 says nothing. */
+    for (int i = 1; i < n; i++) {
+        int32_t lasti = lasti_of(&walk[i]);
+        if (lasti < 0 || (lasti == L->lasti_unstarted && init_shim_code &&
+                          walk[i].code != init_shim_code))
+            return -1;
+    }
+    /* Without shims (3.10, 3.11) a chain ends at the thread's first
+     * frame; a generator's frame (owner 1) ends one only once it has
+     * yielded and cleared its caller: a chain cut there.  (A thread whose
+     * first Python frame is a generator resumed from C loses those
+     * samples.) */
+    if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
+        return -1;
+    return n;
+}
+
+/* The outermost frames of walk[0..n) whose (address, code, instruction)
+ * equal those of the tstate's previous sample. */
+static unsigned count_same(const struct ts_cache *tc, int n)
+{
+    unsigned same = 0;
+    if (tc)
+        while (same < tc->depth && same < (unsigned)n) {
+            const struct raw_frame *a = &walk[n - 1 - same], *b = &tc->frames[same];
+            if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
+                break;
+            same++;
+        }
+    return same;
+}
+
+/* Gives the reused outer frames their code entry and line.  With no
+ * eviction since the tstate's cache was saved its pointers are still
+ * good; otherwise each is looked up again (and pinned for this tick).
+ * Returns how many could be reused. */
+static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
+                            int trusted)
+{
+    for (unsigned i = 0; i < same; i++) {
+        struct raw_frame *a = &walk[n - 1 - i];
+        a->info = trusted ? tc->frames[i].info : codecache_peek(a->code);
+        if (!a->info)              /* evicted meanwhile: resolve afresh */
+            return i;
+        a->line = tc->frames[i].line;
+    }
+    return same;
+}
+
+/* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
+ * resolved for unchanged outer frames.  Returns the resolved depth
+ * (incomplete frames dropped), -1 when a code object is unreadable. */
+static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    int trusted = tc && tc->evictions == ev;
+    unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
+    for (int i = n - 1 - (int)same; i >= 0; i--) {
+        struct raw_frame *a = &walk[i];
+        int owner = a->owner;
+        a->info = codecache_get(L, a->code);
+        if (!a->info)
+            return -1;
+        int32_t lasti = lasti_of(a);
+        /* A frame still running its setup instructions is not a Python
+         * frame yet (generators excepted: owner 1).  Nor is one that has
+         * not run an instruction (-1) where there are setup instructions:
+         * for a generator or coroutine function that is its creation
+         * (RETURN_GENERATOR), not the generator running. */
+        if (L->frames == FRAMES_INTERP && owner != 1 &&
+            a->info->firsttraceable > 0 &&
+            (lasti < 0 || lasti < a->info->firsttraceable)) {
+            a->info = NULL;
+            continue;
+        }
+        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+        if (a->line < 0 && lasti < 0)
+            a->line = a->info->firstlineno;
+    }
+    /* Trusted reused entries were not pinned: if resolving the rest
+     * evicted anything, look them up again (a gone one: start over). */
+    if (trusted && same && codecache_evictions() != ev &&
+        reuse_outer(tc, n, same, 0) != same) {
+        tc->depth = 0;
+        return resolve(tc, n, same_outer);
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (walk[i].info) {
+            out[kept].code = walk[i].info;
+            out[kept].line = walk[i].line;
+            kept++;
+        }
+    /* Dropped incomplete frames are innermost: same_outer is unaffected. */
+    *same_outer = same;
+
+    if (tc) {
+        if (tc->cap < (unsigned)n) {
+            struct raw_frame *fr = realloc(tc->frames, (size_t)n * sizeof *fr);
+            if (fr) {
+                tc->frames = fr;
+                tc->cap = (unsigned)n;
+            }
+        }
+        if (tc->cap >= (unsigned)n) {
+            /* Trusted reused outer frames are already there as they are;
+             * looked-up ones may have a new entry. */
+            int from = trusted && codecache_evictions() == ev ? (int)same : 0;
+            for (int i = from; i < n; i++)
+                tc->frames[i] = walk[n - 1 - i];
+            tc->depth = (unsigned)n;
+            tc->evictions = codecache_evictions();
+        } else {
+            tc->depth = 0;
+        }
+        /* Frames dropped as incomplete are not reusable. */
+        for (unsigned i = same; i < tc->depth; i++)
+            if (!tc->frames[i].info) {
+                tc->depth = i;
+                break;
+            }
+    }
+    return kept;
+}
+
+/* The second read of a walk.  From the thread's current top, within
+ * ALIVE_HOPS frames, find the first frame the walk read (the thread may
+ * have called deeper meanwhile), or, when it has returned, the second;
+ * then read the chain again from there to the end: every frame must be
+ * the same frame with the same code and caller, and every frame but the
+ * first read also at the same instruction (a caller does not move while
+ * its callee runs).  A frame popped and pushed again at the same address
+ * between two reads of the first walk (recursion does that all the time)
+ * would let a single check of the first frame pass a chain made of two
+ * moments; reading every frame twice and finding it unchanged does not. */
+static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
+{
+    int k = -1, hops = 0;
+    while (cur && k < 0) {
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        if (hops++ >= ALIVE_HOPS || read_frame(cur, &chk, &up, &owner) < 0 ||
+            up == cur)
+            return 0;
+        if (cur == walk[0].addr)
+            k = 0;
+        else if (n > 1 && pair_ok && cur == walk[1].addr)
+            k = 1;
+        else
+            cur = up;
+    }
+    if (k < 0)
+        return 0;
+    while (cur) {
+        if (k == n && truncated)
+            return 1;              /* the rest is beyond the depth cap */
+        struct raw_frame chk;
+        uintptr_t up;
+        int owner;
+        int r = read_frame(cur, &chk, &up, &owner);
+        if (r < 0 || up == cur)
+            return 0;
+        if (r > 0) {
+            const struct raw_frame *w = &walk[k];
+            if (k >= n || cur != w->addr || chk.code != w->code ||
+                up != w->prev || owner != w->owner ||
+                (k > 0 && chk.instr != w->instr))
+                return 0;
+            k++;
+        }
+        cur = up;
+    }
+    return k == n;
+}
+
+/* Where the GIL says who ran: its last holder and its number of switches
+ * (incremented whenever a thread other than the last holder takes it). */
+struct gil_mark {
+    uintptr_t holder;
+    unsigned long switches;
+};
+
+static int gil_mark(uintptr_t gil, struct gil_mark *m)
+{
+    int ok = 1;
+    m->holder = rd_ptr(gil + L->gil_holder, &ok);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    m->switches = rd_ptr(gil + L->gil_switches, &ok);
+    return ok;
+}
+
+/* Whether the thread could not have run Python code between two marks:
+ * someone else was the last holder at both and the GIL never changed
+ * hands.  Taking the GIL would have made this thread the last holder and
+ * counted a switch; only the holder taking it back is not counted. */
+static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
+                     const struct gil_mark *b)
+{
+    return a->holder && a->holder != tstate && b->holder == a->holder &&
+           b->switches == a->switches;
+}
+
+/* What the kernel says of the walked thread's CPU time: the value read
+ * after the previous sample's walk (known: its thread is this one), and
+ * the value read after this walk. */
+struct cpu_marks {
+    uint32_t tid;
+    int known, now_known;
+    uint64_t prev, now;
+};
+
+/* Whether the thread state still belongs to the thread it named when t
+ * was copied: a new thread's state carries its creator's id until the new
+ * thread binds it, just before running its first frame. */
+static int same_thread(uintptr_t tstate, const uint8_t *t)
+{
+    uint32_t off = L->ts_native_tid ? L->ts_native_tid : L->ts_thread_id;
+    uintptr_t then;
+    int ok = 1;
+    memcpy(&then, t + off, sizeof then);
+    return rd_ptr(tstate + off, &ok) == then && ok;
+}
+
+/* Reads the thread's CPU time now (for the sampler too) and says whether
+ * it is what it was after the previous sample's walk. */
+static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
+{
+    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
+           same_thread(tstate, t);
+}
+
+/* The walk is consistent if the thread did not run while it was read, or
+ * else if reading it again finds the same chain (same_chain).  It did not
+ * run if its CPU time after the walk is what it was after its previous
+ * sample's walk (a thread that waits or sleeps), or if it did not hold
+ * the GIL at any time meanwhile (gil_quiet; gil is the address of the
+ * interpreter's GIL state, 0 where switches are not known).  Returns the
+ * depth, -1 for a torn or unreadable stack (try again), -2 when the thread
+ * state itself is gone. */
+static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                        struct cpu_marks *cpu, int *truncated)
+{
+    int ok = 1;
+    static struct gil_mark before, after;   /* static: under sigsetjmp */
+    /* Only another thread's being the last holder can prove anything. */
+    int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
+    uintptr_t top = marked ? thread_top(tstate, &ok) : current_frame(t, &ok);
+    if (!ok)
+        return -2;
+    static int pair_ok;    /* static: this runs under sigsetjmp */
+    int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
+    if (n < 0)
+        return -1;
+    uintptr_t now_top = thread_top(tstate, &ok);
+    if (!ok)
+        return -2;
+    /* A deep chain is cheaper to prove quiet (one system call) than to
+     * read again; a shallow one is read again first, so that the system
+     * call does not widen the window the second read checks. */
+    int deep = n > DEEP_CHAIN;
+    if (n && deep && cpu_quiet(tstate, t, cpu))
+        return n;
+    if (marked && n && gil_mark(gil, &after) &&
+        gil_quiet(tstate, &before, &after))
+        return n;
+    if (n && !same_chain(now_top, n, *truncated, pair_ok) &&
+        (deep || !cpu_quiet(tstate, t, cpu)))
+        return -1;
+    if (!n && now_top != top)
+        return -1;
+    return n;
+}
+
+/* walk_checked in one guarded section: nothing in it but reads. */
+static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
+                      struct cpu_marks *cpu, int *truncated)
+{
+    sigjmp_buf env;
+    if (sigsetjmp(env, 0)) {
+        safe_section_faulted();
+        return -1;
+    }
+    safe_section_arm(&env);
+    int n = walk_checked(tstate, t, gil, cpu, truncated);
+    safe_section_end();
+    return n;
+}
+
+static uint32_t native_tid(const uint8_t *ts)
+{
+    if (L->ts_native_tid) {
+        uint64_t v;
+        memcpy(&v, ts + L->ts_native_tid, sizeof v);
+        return (uint32_t)v;
+    }
+    if (pthread_tid_off < 0)
+        return 0;
+    uintptr_t pt;
+    memcpy(&pt, ts + L->ts_thread_id, sizeof pt);
+    int32_t tid = 0;
+    if (!pt || safe_read(&tid, pt + (uintptr_t)pthread_tid_off, sizeof tid) != 0)
+        return 0;
+    /* The kernel clears the field when the thread ends (glibc registers
+     * it with CLONE_CHILD_CLEARTID / set_tid_address). */
+    if (tid == 0)
+        return PYVM_TID_ENDED;
+    return tid > 0 ? (uint32_t)tid : 0;
+}
+
+/* The thread holding interp's GIL now, and in *gil the address of its
+ * GIL state where walk_checked can tell from it who ran (else 0). */
+static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
+{
+    *gil = 0;
+    if (L->gil == GIL_RUNTIME_TSTATE)
+        return rd_ptr(runtime + L->rt_gil_tstate, ok);
+    if (L->gil == GIL_NONE)
+        return 0;
+    uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);
+    if (!g)
+        return 0;
+    if (L->gil_switches)
+        *gil = g;
+    int32_t locked = 0;
+    if (safe_read(&locked, g + L->gil_locked, sizeof locked) != 0 || !locked)
+        return 0;
+    return rd_ptr(g + L->gil_holder, ok);
+}
+
+static pyvm_reject_fn reject_fn;
+
+void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
+
+/* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
+static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
+                         uintptr_t gil, pyvm_thread_fn fn, void *ctx)
+{
+    for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
+        uint8_t cur[4096];
+        if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
+            return 0;
+        const uint8_t *t = attempt ? cur : ts;
+        int truncated = 0;
+        struct ts_cache *was = ts_cache_for(tstate);
+        struct cpu_marks cpu = { .tid = native_tid(t) };
+        cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
+        cpu.prev = cpu.known ? was->cpu_ns : 0;
+        int n = read_stack(tstate, t, gil, &cpu, &truncated);
+        if (n == -2)
+            return 0;
+        if (n < 0)
+            continue;
+        if (truncated && has_cycle(n))
+            continue;
+
+        struct ts_cache *tc = ts_cache_for(tstate);
+        uint32_t prev_seq = tc ? tc->seq : 0;
+        if (tc) {
+            tc->seen = tick_no;
+            tc->seq = ++sample_seq;
+            tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
+            tc->cpu_ns = cpu.now;
+        }
+        unsigned same = 0;
+        int kept = n ? resolve(tc, n, &same) : 0;
+        if (kept < 0) {
+            if (tc)
+                tc->depth = 0;
+            continue;
+        }
+        struct pyvm_thread th = {
+            .tstate = tstate,
+            .native_tid = cpu.tid,
+            .cpu_known = cpu.now_known,
+            .cpu_ns = cpu.now,
+            .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
+                     (truncated ? PP_SAMPLE_TRUNCATED : 0),
+            .depth = (unsigned)kept,
+            .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
+            .seq = tc ? tc->seq : 0,
+            .prev_seq = prev_seq,
+            .frames = out,
+        };
+        fn(ctx, &th);
+        return 1;
+    }
+    struct ts_cache *tc = ts_cache_for(tstate);
+    if (tc)
+        tc->depth = 0;       /* the next sample must not reuse across a gap */
+    if (reject_fn)
+        reject_fn(tstate, native_tid(ts));
+    return 0;
+}
+
+int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
+{
+    int ok = 1, passed = 0;
+    *rejected = 0;
+    if (!L)
+        return -1;
+    codecache_new_tick();
+    tick_no++;
+    uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
+    if (!ok)
+        return -1;
+    for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+        uintptr_t gil;
+        uintptr_t holder = gil_holder(interp, &gil, &ok);
+        uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);
+        for (int nt = 0; tstate && ok && nt < MAX_THREADS; nt++) {
+            uint8_t ts[4096];
+            if (safe_read(ts, tstate, L->ts_read) != 0) {
+                (*rejected)++;
+                break;
+            }
+            if (sample_thread(tstate, ts, holder, gil, fn, ctx))
+                passed++;
+            else
+                (*rejected)++;
+            memcpy(&tstate, ts + L->ts_next, sizeof tstate);
+        }
+        interp = rd_ptr(interp + L->is_next, &ok);
+        if (!ok)
+            return passed ? passed : -1;
+    }
+    return passed;
+}
+
+void pyvm_after_fork(void)
+{
+    for (unsigned i = 0; i < TS_SLOTS; i++) {
+        ts_caches[i].tstate = 0;
+        ts_caches[i].depth = 0;
+    }
+}

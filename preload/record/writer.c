@@ -1,0 +1,764 @@
+/*
+ * writer.c — records into a raw buffer, the raw buffer through zstd into
+ * the file.  Stacks are written as a trie (PP_REC_NODE): a sample costs a
+ * thread index, a leaf id and a flags byte, and a new stack costs only the
+ * frames no earlier stack had.  Each thread's previous root-to-leaf path is
+ * kept so that frames the reader reports as unchanged (same_outer) are not
+ * looked up again: deep, mostly static stacks cost what their changed top
+ * costs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "python/codecache.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "record/not_profiled.h"
+#include "base/own_fd.h"
+#include "pyprof/format.h"
+#include "python/pyvm.h"
+#include "base/identity.h"
+#include "record/writer.h"
+#include "record/zstd_lazy.h"
+
+#define RAW_CAP    (256u << 10)
+#define RAW_SPILL  (192u << 10)   /* compress once this much is pending   */
+#define TICK_CAP   (PP_MAX_RECORD)
+#define ZSTD_LEVEL 3
+#define ZSTD_WLOG  18             /* ~1 MiB of context per process        */
+
+/* Open-addressing hash of (parent, code, line) -> node id. */
+struct node_slot { uint32_t parent, code; int32_t line; uint32_t id; };
+/* Content hash of strings -> string id; keys live in an arena. */
+struct str_slot { uint64_t hash; const char *s; uint32_t len, id; };
+/* Per-thread previous path, outermost first. */
+struct path { uint32_t *node; unsigned len, cap; uint32_t seq; };
+
+static void reset_tables(void);
+
+static struct {
+    int fd;                         /* open between writes: see out_fd()  */
+    int have_file;                  /* created: path, dev and ino are set */
+    dev_t dev; ino_t ino;           /* the file we created                */
+    char path[PATH_MAX];
+    ZSTD_CCtx *cctx;
+    uint8_t *raw; size_t raw_len;
+    uint8_t *out; size_t out_cap;
+    uint8_t *tick; size_t tick_len;
+    uint64_t last_tick_ns;
+    uint64_t start_mono;        /* the file's start on CLOCK_MONOTONIC     */
+    uint64_t bytes;
+    uint32_t gen;                   /* bumps per file: code_info.file_gen */
+    uint32_t next_string, next_code, next_node;
+    struct node_slot *nodes; size_t nodes_cap, nodes_used;
+    struct str_slot *strs; size_t strs_cap, strs_used;
+    char *arena; size_t arena_left;
+    struct path *paths; size_t npaths;
+    int broken;                     /* stop writing after an I/O failure   */
+} w = { .fd = -1 };
+
+/* ------------------------------------------------------------ output */
+
+/* The file, open for one write: kept open only in the sampler's private
+ * fd table (own_fd.h), else opened by path for each write and closed after
+ * it, so that the program's fd table holds nothing of ours between
+ * writes.  A file at that path that is not the one we created is never
+ * written. */
+static int out_fd(void)
+{
+    if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+        return w.fd;
+    int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (!pp_fd_is(fd, w.dev, w.ino)) {
+        close(fd);
+        return -1;
+    }
+    if (pp_fd_keep())
+        w.fd = fd;
+    return fd;
+}
+
+static void write_all(const uint8_t *p, size_t n)
+{
+    if (w.broken || !n)
+        return;
+    int fd = out_fd();
+    int kept = fd >= 0 && fd == w.fd && pp_fd_keep();
+    if (fd < 0) {
+        w.broken = 1;
+        pp_warn("profile file %s is gone; sampling goes on unrecorded", w.path);
+        return;
+    }
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            w.broken = 1;
+            pp_warn("cannot write %s: %s", w.path, strerror(errno));
+            break;
+        }
+        p += k;
+        n -= (size_t)k;
+        w.bytes += (uint64_t)k;
+    }
+    if (!kept)
+        close(fd);
+}
+
+static void compress(ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = { w.raw, w.raw_len, 0 };
+    size_t left;
+    do {
+        ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+        left = pp_zstd.compressStream2(w.cctx, &out, &in, mode);
+        if (pp_zstd.isError(left)) {
+            pp_warn("zstd: %s", pp_zstd.getErrorName(left));
+            w.broken = 1;
+            break;
+        }
+        write_all(w.out, out.pos);
+    } while (mode == ZSTD_e_continue ? in.pos < in.size : left != 0);
+    w.raw_len = 0;
+}
+
+/* ------------------------------------------------------------ records */
+
+/* Appends one record; payload at most PP_MAX_RECORD bytes. */
+static void record(int kind, const uint8_t *payload, size_t len)
+{
+    if (len > PP_MAX_RECORD)
+        return;
+    if (len + 11 > RAW_CAP - w.raw_len)
+        compress(ZSTD_e_continue);
+    uint8_t *p = w.raw + w.raw_len;
+    size_t n = 0;
+    p[n++] = (uint8_t)kind;
+    n += pp_put_varint(p + n, len);
+    w.raw_len += n;
+    if (len > RAW_CAP - w.raw_len) {        /* huge record: stream it */
+        compress(ZSTD_e_continue);
+        ZSTD_inBuffer in = { payload, len, 0 };
+        while (in.pos < in.size && !w.broken) {
+            ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+            size_t r = pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
+            if (pp_zstd.isError(r)) { w.broken = 1; break; }
+            write_all(w.out, out.pos);
+        }
+        return;
+    }
+    memcpy(w.raw + w.raw_len, payload, len);
+    w.raw_len += len;
+    if (w.raw_len > RAW_SPILL)
+        compress(ZSTD_e_continue);
+}
+
+/* A small payload builder on the stack. */
+struct buf { uint8_t *p; size_t len, cap; };
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+    if (b->len + 10 <= b->cap)
+        b->len += pp_put_varint(b->p + b->len, v);
+    else
+        b->len = b->cap + 1;          /* overflow marker: record dropped */
+}
+
+static void put_bytes(struct buf *b, const void *s, size_t n)
+{
+    put_varint(b, n);
+    if (b->len + n <= b->cap) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    } else {
+        b->len = b->cap + 1;
+    }
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > PP_MAX_STRING)
+        n = PP_MAX_STRING;
+    put_bytes(b, s ? s : "", n);
+}
+
+static void put_u64le(struct buf *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        if (b->len < b->cap)
+            b->p[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+static void emit(int kind, struct buf *b)
+{
+    if (b->len <= b->cap)
+        record(kind, b->p, b->len);
+}
+
+/* ------------------------------------------------------------ tables */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+    return h | 1;
+}
+
+static const char *arena_copy(const char *s, size_t n)
+{
+    if (n + 1 > w.arena_left) {
+        size_t sz = n + 1 > 65536 ? n + 1 : 65536;
+        w.arena = malloc(sz);        /* chunks live as long as the file */
+        if (!w.arena) { w.arena_left = 0; return NULL; }
+        w.arena_left = sz;
+    }
+    char *d = w.arena;
+    memcpy(d, s, n);
+    d[n] = 0;
+    w.arena += n + 1;
+    w.arena_left -= n + 1;
+    return d;
+}
+
+/* Doubles an open-addressing table of elem-byte slots, re-placing every
+ * slot that hash() says is used (hash 0 = empty). */
+static int grow_table(void **table, size_t *cap, size_t elem, size_t first,
+                      uint64_t (*hash)(const void *slot))
+{
+    size_t ncap = *cap ? *cap * 2 : first;
+    char *t = calloc(ncap, elem);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < *cap; i++) {
+        const char *o = (const char *)*table + i * elem;
+        uint64_t h = hash(o);
+        if (!h)
+            continue;
+        size_t j = h & (ncap - 1);
+        while (hash(t + j * elem))
+            j = (j + 1) & (ncap - 1);
+        memcpy(t + j * elem, o, elem);
+    }
+    free(*table);
+    *table = t;
+    *cap = ncap;
+    return 0;
+}
+
+static uint64_t str_slot_hash(const void *slot)
+{
+    return ((const struct str_slot *)slot)->hash;
+}
+
+static int grow_strs(void)
+{
+    return grow_table((void **)&w.strs, &w.strs_cap, sizeof *w.strs, 1024,
+                      str_slot_hash);
+}
+
+static uint32_t string_id(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    if (n > PP_MAX_STRING)
+        n = PP_MAX_STRING;
+    if ((w.strs_used + 1) * 2 > w.strs_cap && grow_strs() != 0)
+        return 0;
+    uint64_t h = hash_bytes(s, n);
+    size_t j = h & (w.strs_cap - 1);
+    for (; w.strs[j].hash; j = (j + 1) & (w.strs_cap - 1))
+        if (w.strs[j].hash == h && w.strs[j].len == n &&
+            memcmp(w.strs[j].s, s, n) == 0)
+            return w.strs[j].id;
+    const char *copy = arena_copy(s, n);
+    if (!copy)
+        return 0;
+    uint32_t id = ++w.next_string;
+    w.strs[j] = (struct str_slot){ h, copy, (uint32_t)n, id };
+    w.strs_used++;
+
+    uint8_t tmp[PP_MAX_STRING + 32];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_bytes(&b, s, n);
+    emit(PP_REC_STRING, &b);
+    return id;
+}
+
+static uint32_t code_id(struct code_info *c)
+{
+    if (c->file_gen == w.gen && c->file_id)
+        return c->file_id;
+    uint32_t q = string_id(c->qualname), f = string_id(c->filename),
+             n = string_id(c->name);
+    uint32_t id = ++w.next_code;
+    uint8_t tmp[64];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_varint(&b, q);
+    put_varint(&b, f);
+    put_varint(&b, (uint64_t)(c->firstlineno > 0 ? c->firstlineno : 0));
+    put_varint(&b, n);
+    emit(PP_REC_CODE, &b);
+    c->file_id = id;
+    c->file_gen = w.gen;
+    return id;
+}
+
+static inline size_t node_hash(uint32_t parent, uint32_t code, int32_t line)
+{
+    uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15ULL) ^
+                 ((uint64_t)code << 32 | (uint32_t)line);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
+static uint64_t node_slot_hash(const void *slot)
+{
+    const struct node_slot *n = slot;
+    return n->id ? (node_hash(n->parent, n->code, n->line) | 1) : 0;
+}
+
+static int grow_nodes(void)
+{
+    return grow_table((void **)&w.nodes, &w.nodes_cap, sizeof *w.nodes, 4096,
+                      node_slot_hash);
+}
+
+static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
+{
+    if ((w.nodes_used + 1) * 2 > w.nodes_cap && grow_nodes() != 0)
+        return 0;
+    size_t j = (node_hash(parent, code, line) | 1) & (w.nodes_cap - 1);
+    for (; w.nodes[j].id; j = (j + 1) & (w.nodes_cap - 1))
+        if (w.nodes[j].parent == parent && w.nodes[j].code == code &&
+            w.nodes[j].line == line)
+            return w.nodes[j].id;
+    uint32_t id = ++w.next_node;
+    w.nodes[j] = (struct node_slot){ parent, code, line, id };
+    w.nodes_used++;
+
+    uint8_t tmp[40];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, id);
+    put_varint(&b, parent);
+    put_varint(&b, code);
+    put_varint(&b, pp_zigzag(line));
+    emit(PP_REC_NODE, &b);
+    return id;
+}
+
+static struct path *thread_path(uint32_t idx)
+{
+    if (idx >= w.npaths) {
+        size_t n = idx + 64;
+        struct path *p = realloc(w.paths, n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + w.npaths, 0, (n - w.npaths) * sizeof *p);
+        w.paths = p;
+        w.npaths = n;
+    }
+    return &w.paths[idx];
+}
+
+/* Leaf node of t's stack, reusing the thread's previous path for the
+ * outermost frames the reader says are unchanged. */
+static uint32_t stack_leaf(uint32_t thread_idx, const struct pyvm_thread *t)
+{
+    struct path *p = thread_path(thread_idx);
+    if (!p)
+        return 0;
+    if (p->cap < t->depth) {
+        uint32_t *n = realloc(p->node, t->depth * sizeof *n);
+        if (!n)
+            return 0;
+        p->node = n;
+        p->cap = t->depth;
+    }
+    /* Reuse only what was derived from the very sample same_outer refers
+     * to: a sample this writer did not record breaks the chain. */
+    unsigned keep = t->prev_seq && t->prev_seq == p->seq &&
+                    t->same_outer <= p->len ? t->same_outer : 0;
+    p->seq = t->seq;
+    uint32_t parent = keep ? p->node[keep - 1] : 0;
+    for (unsigned i = keep; i < t->depth; i++) {
+        const struct pyvm_frame *f = &t->frames[t->depth - 1 - i];
+        parent = node_id(parent, code_id(f->code), f->line);
+        if (!parent) {
+            p->len = 0;
+            p->seq = 0;
+            return 0;
+        }
+        p->node[i] = parent;
+    }
+    p->len = t->depth;
+    return parent;
+}
+
+/* ------------------------------------------------------------ API */
+
+static int make_dirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (strlen(dir) >= sizeof tmp)
+        return -1;
+    strcpy(tmp, dir);
+    for (char *s = tmp + 1; ; s++) {
+        if (*s == '/' || *s == 0) {
+            char c = *s;
+            *s = 0;
+            if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+                return -1;
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+static int isalnum_ascii(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+           (c >= 'A' && c <= 'Z');
+}
+
+/* <prog>.<pid>.<uid>.zst with prog reduced to a safe file-name part. */
+static void file_name(char *dst, size_t cap, const char *argv0)
+{
+    const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+    base = base ? base + 1 : argv0 ? argv0 : "proc";
+    char prog[33];
+    size_t n = 0;
+    for (; *base && n < sizeof prog - 1; base++)
+        prog[n++] = (isalnum_ascii(*base) || *base == '.' || *base == '-' ||
+                     *base == '_') ? *base : '_';
+    prog[n] = 0;
+    if (snprintf(dst, cap, "%s/%s.%d.%016llx.zst", pp_config.out_dir,
+                 n ? prog : "proc", (int)pp_state.pid,
+                 (unsigned long long)pp_state.uid) >= (int)cap)
+        dst[0] = 0;    /* open("") fails with ENOENT and is reported */
+}
+
+/* The compressor and the buffers, made once; each is kept when made, so a
+ * failed attempt is finished by the next one.  libzstd is loaded by the
+ * callers (pp_zstd_load says why it could not be). */
+static int alloc_buffers(void)
+{
+    if (!w.cctx && (w.cctx = pp_zstd.createCCtx()) != NULL) {
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
+        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+    }
+    if (!w.raw)
+        w.raw = malloc(RAW_CAP);
+    if (!w.out) {
+        w.out_cap = pp_zstd.CStreamOutSize();
+        w.out = malloc(w.out_cap);
+    }
+    if (!w.tick)
+        w.tick = malloc(TICK_CAP);
+    return w.cctx && w.raw && w.out && w.tick ? 0 : -1;
+}
+
+int writer_prepare(void)
+{
+    int had = w.cctx != NULL;       /* a fork child's is ready: inherited */
+    if (pp_zstd_load() != 0 || alloc_buffers() != 0)
+        return -1;
+    if (had)
+        return 0;
+    /* zstd sizes and clears its tables on the first frame: do it now, off
+     * the tick path, rather than in the first flush. */
+    uint8_t probe = 0;
+    ZSTD_inBuffer in = { &probe, 1, 0 };
+    ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
+    pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_end);
+    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    return 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void write_header(char *const *argv, uint64_t interval_ns,
+                         uint64_t start_ns)
+{
+    static uint8_t tmp[PP_MAX_RECORD];
+    struct buf b = { tmp, 0, sizeof tmp };
+    memcpy(b.p, PP_MAGIC, PP_MAGIC_LEN);
+    b.len = PP_MAGIC_LEN;
+    put_varint(&b, PP_FORMAT_VERSION);
+    put_varint(&b, (uint64_t)pp_state.pid);
+    put_varint(&b, (uint64_t)pp_state.ppid);
+    put_u64le(&b, pp_state.uid);
+    put_u64le(&b, pp_state.parent_uid);
+    if (b.len < b.cap)
+        b.p[b.len++] = (uint8_t)pp_state.started_by;
+    put_varint(&b, start_ns);
+    put_varint(&b, interval_ns);
+    unsigned argc = 0;
+    while (argv && argv[argc] && argc < PP_MAX_ARGV)
+        argc++;
+    put_varint(&b, argc);
+    for (unsigned i = 0; i < argc; i++) {
+        /* Keep the header within one record whatever the command line. */
+        size_t n = strlen(argv[i]);
+        if (b.len + n + 64 * (argc - i) > b.cap - 16384)
+            n = 0;
+        put_bytes(&b, argv[i], n);
+    }
+    char exe[PATH_MAX];
+    /* The thread's view: the process's fails once main has ended with
+     * pthread_exit. */
+    ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    put_str(&b, exe);
+    put_str(&b, pyvm_version());
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    put_str(&b, host);
+    put_varint(&b, pyvm_free_threaded() ? PP_HDR_FREE_THREADED : 0);
+    emit(PP_REC_HEADER, &b);
+}
+
+int writer_open(char *const *argv, uint64_t interval_ns)
+{
+    /* The file's account (its start, the ticks' time base, the deadlines
+     * counted as missed) starts here, before the work of creating it. */
+    uint64_t start_ns = now_ns(CLOCK_REALTIME);
+    uint64_t start_mono = now_ns(CLOCK_MONOTONIC);
+    if (pp_zstd_load() != 0)
+        return -1;              /* it said why */
+    if (alloc_buffers() != 0) {
+        pp_not_profiled("out of memory");
+        return -1;
+    }
+    if (make_dirs(pp_config.out_dir) != 0) {
+        pp_not_profiled("cannot create %s: %s", pp_config.out_dir, strerror(errno));
+        return -1;
+    }
+    file_name(w.path, sizeof w.path, argv ? argv[0] : NULL);
+    int fd = open(w.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+    if (fd < 0) {
+        pp_not_profiled("cannot create %s: %s", w.path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    fstat(fd, &st);
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
+    w.have_file = 1;
+    w.fd = -1;
+    if (pp_fd_keep())
+        w.fd = fd;
+    else
+        close(fd);
+    w.broken = 0;
+    w.bytes = 0;
+    w.gen++;
+    w.next_string = w.next_code = w.next_node = 0;
+    w.raw_len = 0;
+    reset_tables();
+    w.last_tick_ns = start_mono;
+    w.start_mono = start_mono;
+    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    write_header(argv, interval_ns, start_ns);
+    pp_log(1, "profiling into %s", w.path);
+    return 0;
+}
+
+void writer_thread(uint32_t idx, uint32_t native_tid, const char *name)
+{
+    uint8_t tmp[128];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_varint(&b, idx);
+    put_varint(&b, native_tid);
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s", name ? name : "");
+    put_str(&b, nm);
+    emit(PP_REC_THREAD, &b);
+}
+
+void writer_tick_begin(uint64_t mono_ns)
+{
+    /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
+     * jitter are noise that zstd cannot compress, and the remainder is
+     * carried to the next tick so that times never drift. */
+    /* A tick stamped before the file's start (the one that created it)
+     * counts as at the start; moving the base back would put every later
+     * tick that much too late. */
+    uint64_t dt = 0;
+    if (mono_ns > w.last_tick_ns) {
+        dt = (mono_ns - w.last_tick_ns) & ~(uint64_t)1023;
+        w.last_tick_ns += dt;
+    }
+    w.tick_len = pp_put_varint(w.tick, dt);
+}
+
+void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
+                   unsigned flags)
+{
+    if (w.tick_len + 32 > TICK_CAP)
+        return;
+    uint32_t leaf = t->depth ? stack_leaf(thread_idx, t) : 0;
+    w.tick_len += pp_put_varint(w.tick + w.tick_len, thread_idx);
+    w.tick_len += pp_put_varint(w.tick + w.tick_len, leaf);
+    w.tick[w.tick_len++] = (uint8_t)flags;
+}
+
+void writer_tick_end(void)
+{
+    record(PP_REC_TICK, w.tick, w.tick_len);
+}
+
+/* Rejects since the last flush by leaf node.  A full table counts the
+ * rest under leaf 0 (unknown), taking over its last slot if need be. */
+#define REJECT_SLOTS 32
+struct reject_count { uint32_t leaf, count; };
+static struct reject_count rejects[REJECT_SLOTS];
+static unsigned nrejects;
+
+static unsigned reject_slot(uint32_t leaf)
+{
+    for (unsigned i = 0; i < nrejects; i++)
+        if (rejects[i].leaf == leaf)
+            return i;
+    return REJECT_SLOTS;
+}
+
+void writer_reject(uint32_t thread_idx)
+{
+    const struct path *p = thread_idx < w.npaths ? &w.paths[thread_idx] : NULL;
+    uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
+    unsigned i = reject_slot(leaf);
+    if (i == REJECT_SLOTS && nrejects < REJECT_SLOTS) {
+        i = nrejects++;
+        rejects[i] = (struct reject_count){ leaf, 0 };
+    } else if (i == REJECT_SLOTS) {
+        i = reject_slot(0);
+        if (i == REJECT_SLOTS) {
+            i = REJECT_SLOTS - 1;
+            rejects[i].leaf = 0;
+        }
+    }
+    rejects[i].count++;
+}
+
+static void emit_rejects(void)
+{
+    uint8_t tmp[REJECT_SLOTS * 20];
+    struct buf b = { tmp, 0, sizeof tmp };
+    for (unsigned i = 0; i < nrejects; i++) {
+        put_varint(&b, rejects[i].leaf);
+        put_varint(&b, rejects[i].count);
+    }
+    if (nrejects)
+        emit(PP_REC_REJECTS, &b);
+    nrejects = 0;
+}
+
+static void put_counters(const struct pp_counters *c, struct buf *b)
+{
+    put_varint(b, c->samples);
+    put_varint(b, c->rejected);
+    put_varint(b, c->missed);
+    put_varint(b, c->sampler_cpu_ns);
+    put_varint(b, c->ticks);
+    put_varint(b, c->tick_ns);
+    put_varint(b, c->idle);
+}
+
+void writer_flush(const struct pp_counters *c)
+{
+    if (!w.have_file)
+        return;
+    uint8_t tmp[64];
+    struct buf b = { tmp, 0, sizeof tmp };
+    emit_rejects();
+    put_counters(c, &b);
+    emit(PP_REC_COUNTERS, &b);
+    compress(ZSTD_e_flush);
+}
+
+void writer_end(int how, int value, const struct pp_counters *c)
+{
+    if (!w.have_file)
+        return;
+    uint8_t tmp[128];
+    struct buf b = { tmp, 0, sizeof tmp };
+    emit_rejects();
+    put_varint(&b, now_ns(CLOCK_REALTIME));
+    if (b.len < b.cap)
+        b.p[b.len++] = (uint8_t)how;
+    put_varint(&b, pp_zigzag(value));
+    put_counters(c, &b);
+    /* The file's span on the monotonic clock: start and end above are
+     * wall-clock times, which a clock step (NTP, a VM resuming) moves. */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    put_varint(&b, now > w.start_mono ? now - w.start_mono : 0);
+    emit(PP_REC_END, &b);
+    compress(ZSTD_e_end);
+}
+
+/* Empties the string, code-path and node tables (their memory is kept):
+ * ids restart at 1 in every file, and every file defines its own. */
+static void reset_tables(void)
+{
+    w.tick_len = 0;
+    nrejects = 0;
+    if (w.nodes)
+        memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
+    w.nodes_used = 0;
+    if (w.strs)
+        memset(w.strs, 0, w.strs_cap * sizeof *w.strs);
+    w.strs_used = 0;
+    for (size_t i = 0; i < w.npaths; i++)
+        w.paths[i].len = 0;
+}
+
+void writer_forget(void)
+{
+    /* The parent owns the file and everything buffered: the child must
+     * not write a byte of it.  Tables are rebuilt for the child's file;
+     * their memory is reused, only emptied.  Nothing to close: the fd, if
+     * one is open, is in the parent's sampler's private table, never in
+     * the table this child copied. */
+    w.fd = -1;
+    w.have_file = 0;
+    w.raw_len = 0;
+    reset_tables();
+}
+
+void writer_discard(void)
+{
+    if (w.have_file) {
+        if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+            close(w.fd);
+        unlink(w.path);
+    }
+    writer_forget();
+}
+
+uint64_t writer_bytes(void) { return w.bytes; }

@@ -1,0 +1,58 @@
+/*
+ * zstd_lazy.c — dlopen of libzstd on first need (zstd_lazy.h says why).
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include "base/log.h"
+#include "record/not_profiled.h"
+#include "record/zstd_lazy.h"
+
+#ifndef PP_ZSTD_SONAME
+#define PP_ZSTD_SONAME "libzstd.so.1"
+#endif
+
+struct pp_zstd_api pp_zstd;
+
+static const struct {
+    const char *name;
+    size_t off;
+} entry[] = {
+    { "ZSTD_createCCtx", offsetof(struct pp_zstd_api, createCCtx) },
+    { "ZSTD_CStreamOutSize", offsetof(struct pp_zstd_api, CStreamOutSize) },
+    { "ZSTD_CCtx_setParameter", offsetof(struct pp_zstd_api, CCtx_setParameter) },
+    { "ZSTD_CCtx_reset", offsetof(struct pp_zstd_api, CCtx_reset) },
+    { "ZSTD_compressStream2", offsetof(struct pp_zstd_api, compressStream2) },
+    { "ZSTD_isError", offsetof(struct pp_zstd_api, isError) },
+    { "ZSTD_getErrorName", offsetof(struct pp_zstd_api, getErrorName) },
+};
+
+int pp_zstd_load(void)
+{
+    static int state;               /* 0 untried, 1 loaded, -1 failed */
+    if (state)
+        return state > 0 ? 0 : -1;
+    state = -1;
+    /* A bare soname: the same search as a DT_NEEDED entry would get.
+     * RTLD_LOCAL keeps its symbols out of the application's scope. */
+    void *h = dlopen(PP_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        pp_not_profiled("cannot load %s (%s)", PP_ZSTD_SONAME, e ? e : "?");
+        return -1;
+    }
+    struct pp_zstd_api api;
+    for (size_t i = 0; i < sizeof entry / sizeof entry[0]; i++) {
+        void *fn = dlsym(h, entry[i].name);
+        if (!fn) {
+            pp_not_profiled("%s has no %s (libzstd >= 1.4.0 is needed)",
+                            PP_ZSTD_SONAME, entry[i].name);
+            dlclose(h);
+            return -1;
+        }
+        *(void **)((char *)&api + entry[i].off) = fn;
+    }
+    pp_zstd = api;
+    state = 1;
+    return 0;
+}

@@ -1,0 +1,617 @@
+/*
+ * sampler.c — the thread, its timer, one tick, and the requests that end
+ * or suspend an image's file (lifecycle.h).
+ *
+ * Only this thread touches the writer once it runs; other threads (exit
+ * paths, signal handlers, exec hooks) post a request, kick the thread with
+ * tgkill and wait for the acknowledgement, bounded, using only
+ * async-signal-safe calls.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "sample/lifecycle.h"
+#include "base/log.h"
+#include "record/not_profiled.h"
+#include "base/own_fd.h"
+#include "pyprof/format.h"
+#include "python/pyvm.h"
+#include "guard/safe_read.h"
+#include "sample/sampler.h"
+#include "base/identity.h"
+#include "base/uncounted.h"
+#include "base/thread_cpu.h"
+#include "record/writer.h"
+
+#define TIMER_COOKIE 0x50797066
+#define WAIT_LIMIT_MS 2000
+/* Below this interval the thread polls the clock instead of sleeping:
+ * any timer wake-up (signal, timerfd, clock_nanosleep alike) costs 13-20
+ * us of CPU on a VM (measured on the 2-core development VM; 2-5 us on
+ * bare metal), so sleeping cannot keep up there and costs nearly as much
+ * as polling does. */
+#define SPIN_BELOW_NS 50000
+
+enum request { REQ_NONE, REQ_FINISH };
+
+struct thread_slot {
+    uint32_t tid;
+    uint32_t idx;           /* writer's thread index; 0 = free slot        */
+    uintptr_t tstate;
+    uint64_t cpu_ns;
+    uint64_t wall_ns;       /* tick time of the thread's previous sample   */
+};
+
+static pthread_t thread;
+static _Atomic pid_t sampler_tid;
+static _Atomic int running;
+static _Atomic int request;
+static _Atomic int acked;
+static _Atomic int finishing;
+static int req_how, req_value;
+static int discard_on_finish;   /* exec of a fork child that never sampled */
+static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct pp_counters counters;
+static struct thread_slot *threads;
+static size_t threads_cap, threads_used;
+static uint32_t next_thread_idx;
+static uint64_t last_flush_ns;
+static int file_open;
+static int main_gone;       /* the main thread ended with pthread_exit */
+
+extern char **pp_argv;      /* preload.c */
+
+static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static int grow_threads(void)
+{
+    size_t cap = threads_cap ? threads_cap * 2 : 256;
+    struct thread_slot *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < threads_cap; i++) {
+        if (!threads[i].idx)
+            continue;
+        size_t j = (threads[i].tid * 2654435761u) & (cap - 1);
+        while (t[j].idx)
+            j = (j + 1) & (cap - 1);
+        t[j] = threads[i];
+    }
+    free(threads);
+    threads = t;
+    threads_cap = cap;
+    return 0;
+}
+
+static void thread_name(uint32_t tid, char *name, size_t cap)
+{
+    if ((pid_t)tid == pp_state.pid) {
+        snprintf(name, cap, "MainThread");
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+    FILE *f = fopen(path, "re");
+    name[0] = 0;
+    if (f) {
+        if (fgets(name, (int)cap, f))
+            name[strcspn(name, "\n")] = 0;
+        fclose(f);
+    }
+}
+
+/* The slot for (tid, tstate): a tid reused by a new thread, or a thread
+ * state reused by a new thread, gets a new index and name. */
+static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
+{
+    if ((threads_used + 1) * 2 > threads_cap && grow_threads() != 0)
+        return NULL;
+    size_t j = (tid * 2654435761u) & (threads_cap - 1);
+    for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+        if (threads[j].tid == tid)
+            break;
+    struct thread_slot *s = &threads[j];
+    if (s->idx && s->tstate == tstate)
+        return s;
+    if (!s->idx)
+        threads_used++;
+    s->tid = tid;
+    s->tstate = tstate;
+    s->idx = ++next_thread_idx;
+    s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
+    char name[64];
+    thread_name(tid, name, sizeof name);
+    writer_thread(s->idx, tid, name);
+    return s;
+}
+
+/* A thread's stack was dropped as torn: the writer counts it under where
+ * the thread was last seen (a thread never sampled yet is not known). */
+static void on_reject(uintptr_t tstate, uint32_t tid)
+{
+    if (!threads_cap)
+        return;
+    size_t j = (tid * 2654435761u) & (threads_cap - 1);
+    for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+        if (threads[j].tid == tid) {
+            if (threads[j].tstate == tstate)
+                writer_reject(threads[j].idx);
+            return;
+        }
+}
+
+/* ------------------------------------------------------------ tick */
+
+static void on_thread(void *ctx, const struct pyvm_thread *t)
+{
+    uint64_t now = *(const uint64_t *)ctx;
+    uint64_t cpu = 0;
+    /* No Python frame: nothing to attribute.  This also covers a thread
+     * state not yet bound to its thread, which still carries its
+     * creator's native id and would be mistaken for it. */
+    if (!t->depth)
+        return;
+    /* A thread state whose OS thread is gone (the parent's threads in a
+     * fork child, before CPython prunes them; a main thread that ended
+     * with pthread_exit, which CPython never prunes) is not sampled. */
+    if (t->native_tid == PYVM_TID_ENDED)
+        return;
+    if (t->cpu_known)
+        cpu = t->cpu_ns;
+    else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
+        return;
+    if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
+        return;
+    struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
+    if (!s)
+        return;
+    /* On CPU = ran for at least half of the time since this thread's
+     * previous sample.  "Any CPU at all" would count a thread that only
+     * woke for a few microseconds (GIL hand-offs, timers) as busy; this
+     * way the cpu-mode count estimates CPU time without bias. */
+    unsigned flags = t->flags;
+    if (s->cpu_ns != UINT64_MAX && cpu > s->cpu_ns &&
+        (cpu - s->cpu_ns) * 2 >= now - s->wall_ns)
+        flags |= PP_SAMPLE_ON_CPU;
+    s->cpu_ns = cpu;
+    s->wall_ns = now;
+    writer_sample(s->idx, t, flags);
+    counters.samples++;
+}
+
+/* The main thread that ended with pthread_exit while others go on stays a
+ * zombie until the process ends: its CPU clock still answers, but the
+ * kernel no longer finds memory behind its id.  Asked at most every 10 ms
+ * (a system call of about a microsecond). */
+#define MAIN_CHECK_NS 10000000ULL
+static void check_main(uint64_t now)
+{
+    static uint64_t last;
+    if (main_gone || now - last < MAIN_CHECK_NS)
+        return;
+    last = now;
+    char probe = 0, got;
+    struct iovec l = { &got, 1 }, r = { &probe, 1 };
+    if (process_vm_readv(pp_state.pid, &l, 1, &r, 1, 0) < 0 && errno == ESRCH)
+        main_gone = 1;
+}
+
+static void flush(uint64_t now)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    counters.sampler_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+                              (uint64_t)ts.tv_nsec;
+    writer_flush(&counters);
+    last_flush_ns = now;
+}
+
+/* The file is created when the interpreter is first ready, not at start:
+ * programs that link libpython without ever starting it (perf, gdb, vim)
+ * must get no file. */
+static int open_file(void)
+{
+    if (file_open)
+        return file_open > 0;   /* -1: creating it failed, stay idle */
+    if (!pyvm_ready())
+        return 0;
+    if (writer_open(pp_argv, 1000000000ULL / pp_config.hz) != 0) {
+        file_open = -1;
+        return 0;
+    }
+    file_open = 1;
+    /* Deadlines before the interpreter was ready had nothing to sample;
+     * the file's account starts with the file (its header's start). */
+    counters.missed = 0;
+    pp_state.active = 1;
+    pp_exit_register();
+    return 1;
+}
+
+static void tick(void)
+{
+    uint64_t now = mono_ns();
+    pthread_mutex_lock(&tick_lock);
+    if (file_open <= 0 && !open_file()) {
+        pthread_mutex_unlock(&tick_lock);
+        return;
+    }
+    /* Once the file is open every deadline is a tick, a missed one, or an
+     * idle one while the interpreter finalizes and has nothing to sample. */
+    if (pyvm_ready()) {
+        unsigned rejected = 0;
+        check_main(now);
+        writer_tick_begin(now);
+        if (pyvm_sample(on_thread, &now, &rejected) < 0)
+            rejected++;
+        writer_tick_end();
+        counters.rejected += rejected;
+        counters.ticks++;
+        counters.tick_ns += mono_ns() - now;
+    } else {
+        counters.idle++;
+    }
+    if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
+        flush(now);
+        safe_read_check_owner();
+    }
+    pthread_mutex_unlock(&tick_lock);
+}
+
+/* ------------------------------------------------------------ thread */
+
+static int make_timer(timer_t *timer)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = PP_TIMER_SIG;
+    sev.sigev_value.sival_int = TIMER_COOKIE;
+    sev._sigev_un._tid = gettid_raw();
+    if (timer_create(CLOCK_MONOTONIC, &sev, timer) != 0)
+        return -1;
+    uint64_t ns = 1000000000ULL / pp_config.hz;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(ns / 1000000000ULL);
+    its.it_interval.tv_nsec = (long)(ns % 1000000000ULL);
+    its.it_value = its.it_interval;
+    return timer_settime(*timer, 0, &its, NULL);
+}
+
+static void serve_request(void)
+{
+    pthread_mutex_lock(&tick_lock);
+    if (discard_on_finish) {
+        if (file_open > 0)
+            writer_discard();
+        file_open = 0;
+        pp_state.active = 0;
+    } else {
+        /* An image that ends before its first tick still gets its file. */
+        if (file_open == 0)
+            open_file();
+        if (file_open > 0) {
+            flush(mono_ns());
+            writer_end(req_how, req_value, &counters);
+        }
+    }
+    pthread_mutex_unlock(&tick_lock);
+}
+
+/* Takes one of the signals in set, waiting at most *timeout (NULL: for
+ * ever).  The system call itself, not glibc's sigtimedwait/sigwaitinfo:
+ * those rewrite SI_TKILL into SI_USER, and the kicks of pp_finish (tgkill)
+ * must be told apart from an application's kill(). */
+static int take_signal(const sigset_t *set, siginfo_t *si,
+                       const struct timespec *timeout)
+{
+    return (int)syscall(SYS_rt_sigtimedwait, set, si, timeout, (size_t)(_NSIG / 8));
+}
+
+/* A thread of the program other than the main one (which has ended), for
+ * a signal to go to; 0 if there is none. */
+static pid_t some_thread(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    pid_t found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid > 0 && tid != pp_state.pid && tid != atomic_load(&sampler_tid))
+            found = tid;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Hands a signal that reached us through take_signal to where it
+ * belongs: a timer tick, a kick from pp_finish (nothing to do: the
+ * request is read anyway), or the application's own use of this signal
+ * number, which goes to the main thread, or to another thread of the
+ * program once the main thread has ended. */
+static void other_signal(const siginfo_t *si)
+{
+    if (si->si_code == SI_TKILL && si->si_pid == pp_state.pid)
+        return;
+    pid_t to = main_gone ? some_thread() : pp_state.pid;
+    if (to > 0)
+        syscall(SYS_tgkill, pp_state.pid, to, si->si_signo);
+}
+
+/* When the file ends: the thread may have been off a CPU since it last
+ * served a deadline (next = the first one not served), and the deadlines
+ * that passed meanwhile got no tick. */
+static void count_late(uint64_t now, uint64_t next, uint64_t iv)
+{
+    if (now >= next)
+        counters.missed += (now - next) / iv + 1;
+}
+
+/* Whether polling may take a CPU for itself: never on a single CPU, where
+ * it would take turns with the application. */
+static int may_spin(void)
+{
+    cpu_set_t set;
+    if (1000000000ULL / pp_config.hz >= SPIN_BELOW_NS)
+        return 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    return CPU_COUNT(&set) >= 2;
+}
+
+/* High rates: ticks at fixed deadlines on the monotonic clock (vDSO, no
+ * syscall), missed deadlines counted like timer overruns. */
+static void spin_loop(const sigset_t *set)
+{
+    const uint64_t iv = 1000000000ULL / pp_config.hz;
+    uint64_t next = mono_ns() + iv;
+    unsigned polls = 0;
+    for (;;) {
+        if (atomic_load(&request) == REQ_FINISH) {
+            /* The thread may have been off a CPU since its last look at
+             * the clock: the deadlines that passed meanwhile are missed. */
+            count_late(mono_ns(), next, iv);
+            serve_request();
+            return;
+        }
+        uint64_t now = mono_ns();
+        if (now >= next) {
+            uint64_t late = (now - next) / iv;
+            counters.missed += late;
+            next += (late + 1) * iv;
+            tick();
+            continue;
+        }
+        /* Now and then, collect signals sent to us (see other_signal). */
+        if (++polls % 4096 == 0) {
+            siginfo_t si;
+            struct timespec zero = { 0, 0 };
+            if (take_signal(set, &si, &zero) > 0)
+                other_signal(&si);
+        }
+        __builtin_ia32_pause();
+    }
+}
+
+/* The sampler's end.  If every thread of the program has ended meanwhile,
+ * the last one is in exit() (uncounted.h), and so is the process: it must
+ * not end as a thread too. */
+static void *leave(void)
+{
+    if (!pp_recount_sampler())
+        for (;;)
+            pause();
+    return NULL;
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    sampler_tid = gettid_raw();
+    if (pp_fd_table_private() != 0)
+        pp_log(1, "no private fd table (%s); the profile is opened for each "
+                  "write", strerror(errno));
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, PP_TIMER_SIG);
+    writer_prepare();
+    pyvm_on_reject(on_reject);
+    last_flush_ns = mono_ns();
+    if (may_spin()) {
+        spin_loop(&set);
+        running = 0;
+        atomic_store(&acked, 1);
+        return leave();
+    }
+    /* Where the timer's next expiry falls, for count_late. */
+    const uint64_t iv = 1000000000ULL / pp_config.hz;
+    uint64_t next = mono_ns() + iv;
+    timer_t timer;
+    if (make_timer(&timer) != 0) {
+        pp_not_profiled("timer_create: %s", strerror(errno));
+        running = 0;
+        return leave();
+    }
+    for (;;) {
+        siginfo_t si;
+        if (take_signal(&set, &si, NULL) < 0)
+            continue;
+        if (atomic_load(&request) == REQ_FINISH) {
+            count_late(mono_ns(), next, iv);
+            serve_request();
+            break;
+        }
+        if (si.si_code == SI_TIMER && si.si_value.sival_int == TIMER_COOKIE) {
+            uint64_t over = (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
+            counters.missed += over;
+            next += (over + 1) * iv;
+            tick();
+        } else {
+            other_signal(&si);
+        }
+    }
+    timer_delete(timer);
+    running = 0;
+    atomic_store(&acked, 1);
+    return leave();
+}
+
+int sampler_start(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    /* Synchronous faults must stay deliverable: a blocked SIGSEGV on a
+     * fault kills the process instead of reaching the guard. */
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGTRAP);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    atomic_store(&request, REQ_NONE);
+    atomic_store(&acked, 0);
+    /* Until the new thread names itself: no kick may go to an old tid,
+     * which another thread of the program may have by now. */
+    atomic_store(&sampler_tid, 0);
+    running = 1;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 << 10);
+    pp_uncount_prepare();
+    int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    if (r == 0)
+        pp_uncount_sampler();
+    else
+        pp_uncount_cancel();
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (r != 0) {
+        running = 0;
+        pp_not_profiled("cannot start the sampler thread: %s", strerror(r));
+        return -1;
+    }
+    return 0;
+}
+
+int sampler_on_this_thread(void)
+{
+    pid_t t = atomic_load(&sampler_tid);
+    return t && t == gettid_raw();
+}
+
+int sampler_alive(void) { return atomic_load(&running) != 0; }
+
+void sampler_pause(void) { pthread_mutex_lock(&tick_lock); }
+void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
+
+void sampler_reset_child(void)
+{
+    pthread_mutex_init(&tick_lock, NULL);
+    running = 0;
+    sampler_tid = 0;
+    file_open = 0;
+    main_gone = 0;
+    pp_uncount_reset_child();
+    atomic_store(&finishing, 0);
+    memset(&counters, 0, sizeof counters);
+    if (threads)
+        memset(threads, 0, threads_cap * sizeof *threads);
+    threads_used = 0;
+    next_thread_idx = 0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+void pp_start(int started_by)
+{
+    pp_state.started_by = started_by;
+    pp_state.sampling = sampler_start() == 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { 0, ms * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void pp_finish(int how, int value)
+{
+    /* A vfork/posix_spawn child shares our memory but is not this image. */
+    if (!pp_state.sampling || getpid() != pp_state.pid)
+        return;
+    if (gettid_raw() == atomic_load(&sampler_tid))
+        return;
+    if (atomic_exchange(&finishing, 1)) {
+        for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked); i++)
+            sleep_ms(1);
+        return;
+    }
+    req_how = how;
+    req_value = value;
+    atomic_store(&request, REQ_FINISH);
+    for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked) && running; i++) {
+        pid_t tid = atomic_load(&sampler_tid);
+        if (tid && i % 50 == 0)
+            syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
+        sleep_ms(1);
+    }
+    pp_state.sampling = 0;
+}
+
+int pp_before_exec(void)
+{
+    if (!pp_state.sampling || getpid() != pp_state.pid)
+        return 0;
+    /* fork() then exec() at once (subprocess with preexec_fn, shells) is
+     * one way of spawning: the short-lived fork child leaves no file and
+     * the exec'd program names the fork child's parent as its own. */
+    discard_on_finish = pp_state.started_by == PP_START_FORK &&
+                        counters.samples == 0;
+    pp_finish(PP_END_EXEC, 0);
+    if (discard_on_finish && pp_state.parent_uid)
+        pp_format_parent(pp_state.inherited_parent, pp_state.parent_uid,
+                         PP_START_SPAWN);
+    return 1;
+}
+
+void pp_exec_failed(int token)
+{
+    if (!token)
+        return;
+    /* The END(exec) record stays; records after it tell the reader that
+     * the image went on (pyprof(5), END).  Same file, new zstd frame. */
+    atomic_store(&finishing, 0);
+    discard_on_finish = 0;
+    /* Only if the old thread is gone: pp_finish gives up waiting after
+     * WAIT_LIMIT_MS, and two samplers must never share the writer. */
+    if (!atomic_load(&acked) || running) {
+        pp_warn("the sampler did not stop before exec; the rest of this "
+                "image is not profiled");
+        return;
+    }
+    pp_state.sampling = sampler_start() == 0;
+}
