@@ -1,5 +1,5 @@
 /*
- * preload.c — the constructor that runs in every process of the tree.
+ * constructor.c — the constructor that runs in every process of the tree.
  *
  * It must stay cheap and invisible in processes that are not CPython (sh,
  * make, cc...): read the PYPROF_* variables, note the library's own path
@@ -11,38 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/config.h"
-#include "sample/lifecycle.h"
+#include "base/identity.h"
 #include "base/log.h"
-#include "record/not_profiled.h"
+#include "guard/safe_read.h"
+#include "guard/sigchain.h"
+#include "hooks/hooks.h"
 #include "pyprof/format.h"
 #include "python/pyvm.h"
-#include "guard/safe_read.h"
-#include "base/identity.h"
+#include "record/not_profiled.h"
 #include "record/zstd_lazy.h"
-
-struct pp_state pp_state;
-char **pp_argv;
-
-/* Provided by the exec hooks (hooks_exec.c, only.c). */
-void pp_hooks_exec_init(void) __attribute__((weak));
-int pp_only_match(char *const *argv) __attribute__((weak));
-
-uint64_t pp_new_uid(void)
-{
-    uint64_t v = 0;
-    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != sizeof v || v == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
-            ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&v;
-    }
-    return v ? v : 1;
-}
+#include "sample/lifecycle.h"
+#include "sample/sampler.h"
 
 /* The library's absolute path, resolved now while cwd is still the one
  * LD_PRELOAD was written against. */
@@ -79,56 +61,54 @@ static void read_parent(void)
     pp_state.started_by = end[1] - '0';
 }
 
-/* The part of start-up that only a CPython process gets. */
-static void start_python(void)
+static void finish_by_signal(int sig) { pp_finish(PP_END_SIGNAL, sig); }
+
+/* The part of start-up that only a CPython process gets (STARTING). */
+static int start_python(void)
 {
-    if (pp_config.only[0] && pp_only_match && !pp_only_match(pp_argv)) {
+    if (pp_config.only[0] && !pp_only_match(pp_state.argv)) {
         pp_log(2, "argv does not match PYPROF_ONLY; not profiled");
-        return;
+        return -1;
     }
     /* Only a process that will write a profile maps libzstd. */
     if (pp_zstd_load() != 0)
-        return;
-    pp_state.is_python = 1;
+        return -1;
     pp_state.uid = pp_new_uid();
+    sigchain_callbacks(finish_by_signal, sampler_on_this_thread);
     if (safe_read_init() != 0) {
         pp_not_profiled("no safe way to read memory here");
-        return;
+        return -1;
     }
     pp_exit_init();
     pp_start(pp_state.started_by);
+    return 0;
 }
 
-static int python_seen;     /* pyvm_detect said yes or "unsupported" once */
-
-int pp_python_seen(void) { return python_seen; }
-
 /* Looks for an interpreter in the process (constructor, and again after
- * a dlopen: hooks_dlopen.c).  The sampler then waits, as usual, for the
+ * a dlopen: hooks/dlopen.c).  The sampler then waits, as usual, for the
  * interpreter to be initialized. */
-void pp_detect_python(void)
+static void detect_python(void)
 {
     int r = pyvm_detect();
-    python_seen = r != 0;
-    if (r == 1)
-        start_python();
+    if (r != 0 && pp_profile_found(r) && r == 1 && start_python() != 0)
+        pp_not_started();
 }
 
 __attribute__((constructor))
 static void pp_init(int argc, char **argv, char **envp)
 {
     (void)argc; (void)envp;
-    pp_argv = argv;
+    pp_state.argv = argv;
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
     pp_config_load();
     find_own_path();
     read_parent();
-    if (pp_hooks_exec_init)
-        pp_hooks_exec_init();
+    pp_exec_init();
+    pp_popen_init();
     pp_fork_init();
-    sigchain_resolve();
+    sigchain_init();
 
-    pp_dlopen_init();
-    pp_detect_python();
+    pp_dlopen_init(detect_python);
+    detect_python();
 }

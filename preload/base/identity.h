@@ -1,16 +1,19 @@
 /*
- * state.h — what one process image knows about itself.  Filled by the
- * constructor (preload.c), refreshed by the fork wrapper in the child
- * (hooks_fork.c), read by the sampler, the writer and the hooks.  No locks
- * and no atomics: the identity fields change only while the process has
- * one thread (constructor, fork child); `sampling` is also written by
- * pp_finish and pp_exec_failed (sampler.c) on whichever thread ends the
- * profile, one at a time through their `finishing` flag, and `active` by
- * the sampler thread when the file is opened or dropped.  Readers on other
- * threads may see those two late.
+ * identity.h — who this process image is: its pid, its unique id, who
+ * started it and how, the library's own path, its argv.  Filled by the
+ * constructor (constructor.c) and refreshed in a fork child by the fork
+ * wrapper (hooks/fork.c) before the child's sampler starts, both while
+ * the image has one thread of ours to care about; read by every layer.
+ * Nothing here says whether the image is profiled: that is its profile's
+ * state (sample/lifecycle.h).
+ *
+ * One exception to "written at start only": when an exec from a fork
+ * child that never sampled discards the child's file, the exec hook
+ * (pp_before_exec) points inherited_parent at the child's own parent, on
+ * the thread about to exec, so that the exec'd program names it.
  */
-#ifndef PYPROF_STATE_H
-#define PYPROF_STATE_H
+#ifndef PYPROF_IDENTITY_H
+#define PYPROF_IDENTITY_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,10 +27,7 @@ struct pp_state {
     uint64_t uid;          /* unique id of this image (file name, header)  */
     uint64_t parent_uid;   /* uid of the profiled image that started us, 0 */
     int      started_by;   /* enum pp_started_by                           */
-    int      is_python;    /* a supported CPython lives in this process    */
-    int      sampling;     /* the sampler thread runs (or is starting)     */
-    volatile int active;   /* this image's file exists: it has an uid that
-                              names a file, so children may name it parent */
+    char   **argv;         /* the program's argv, as the constructor got it */
     char     preload_path[4096]; /* absolute path of libpyprof.so          */
     /* PYPROF_PARENT as this process received it ("" if absent).  Passed on
      * unchanged by processes that are not profiled images themselves
@@ -39,10 +39,10 @@ struct pp_state {
 /* PYPROF_PARENT=<uid as 16 lowercase hex digits>:<enum pp_started_by digit>
  * is what an exec/spawn hook puts into the environment it passes on:
  *   - the caller is this profiled image itself (getpid() == pp_state.pid,
- *     pp_state.active): execve -> "<uid>:2" (exec), posix_spawn/system/
- *     popen -> "<uid>:3" (spawn);
- *   - a vfork/clone child of a profiled image (getpid() != pp_state.pid,
- *     pp_state.active): "<uid>:3" (spawn);
+ *     its profile names it: pp_profile_nameable()): execve -> "<uid>:2"
+ *     (exec), posix_spawn/system/popen -> "<uid>:3" (spawn);
+ *   - a vfork/clone child of a profiled image (getpid() != pp_state.pid):
+ *     "<uid>:3" (spawn);
  *   - a process that is not a profiled image: inherited_parent unchanged.
  * The constructor reads it back: absent -> started_by root. */
 #define PP_ENV_PARENT "PYPROF_PARENT"

@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "base/own_fd.h"
 #include "guard/safe_read.h"
+#include "guard/sigchain.h"
 #include "base/identity.h"
 
 enum read_path { PATH_GUARD, PATH_VM_READV, PATH_PROC_MEM, PATH_NONE };
@@ -153,7 +154,7 @@ static enum read_path syscall_path(void)
 
 int safe_read_init(void)
 {
-    if (sigchain_init(guard) == 0) {
+    if (sigchain_install(guard) == 0) {
         path = PATH_GUARD;
         return 0;
     }

@@ -81,14 +81,4 @@ static inline void safe_section_end(void)
 uint64_t safe_read_faults(void);
 int safe_read_fast(void);
 
-/* sigchain.c: set up the interposition state from the current kernel
- * dispositions; called by safe_read_init. */
-int sigchain_init(void (*guard)(int, void *, void *));
-/* Whether the kernel disposition of sig is still our handler. */
-int sigchain_owns(int sig);
-/* Resolves the real sigaction (constructor: never lazily in a handler). */
-void sigchain_resolve(void);
-/* Calls the application's disposition for sig as the kernel would have. */
-void sigchain_forward(int sig, void *info, void *uctx);
-
 #endif

@@ -27,11 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sample/lifecycle.h"
-#include "pyprof/format.h"
-#include "guard/safe_read.h"
-#include "sample/sampler.h"
 #include "base/identity.h"
+#include "guard/sigchain.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
@@ -51,7 +48,7 @@ static siginterrupt_fn real_siginterrupt_fn;
 static sigignore_fn real_sigignore_fn;
 static volatile int chain_on;
 
-/* glibc's own function: resolved by the constructor (sigchain_resolve), so
+/* glibc's own function: resolved by the constructor (sigchain_init), so
  * that no dlsym runs where it must not (a vfork child, a signal handler);
  * looked up on first use only if another library's constructor called us
  * before ours ran. */
@@ -59,6 +56,14 @@ static volatile int chain_on;
     ((var) ? (var) : ((var) = (type)dlsym(RTLD_NEXT, name)))
 static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
+static void (*before_death)(int sig);
+static int (*on_sampler_thread)(void);
+
+void sigchain_callbacks(void (*death)(int sig), int (*sampler)(void))
+{
+    before_death = death;
+    on_sampler_thread = sampler;
+}
 
 static enum chain_class class_of(int sig)
 {
@@ -137,7 +142,8 @@ void sigchain_forward(int sig, void *vinfo, void *uctx)
         app.sa_handler = SIG_DFL;
     }
     if (is_default(&app)) {
-        pp_finish(PP_END_SIGNAL, sig);
+        if (before_death)
+            before_death(sig);
         die_by_default(sig, info);
         return;
     }
@@ -165,14 +171,14 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     /* The sampler thread keeps the fault signals unblocked for the guard,
      * so a SIGSEGV or SIGBUS sent with kill() may be given to it: that
      * one belongs to the application's threads. */
-    if (info->si_code <= 0 && sampler_on_this_thread()) {
+    if (info->si_code <= 0 && on_sampler_thread && on_sampler_thread()) {
         syscall(SYS_tgkill, getpid(), getpid(), sig);
         return;
     }
     sigchain_forward(sig, info, uctx);
 }
 
-int sigchain_init(void (*guard)(int, void *, void *))
+int sigchain_install(void (*guard)(int, void *, void *))
 {
     guard_hook = guard;
     for (int sig = 1; sig < NSIG; sig++) {
@@ -197,7 +203,7 @@ int sigchain_owns(int sig)
     return (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
 }
 
-void sigchain_resolve(void)
+void sigchain_init(void)
 {
     NEXT(real_sigaction_fn, sigaction_fn, "sigaction");
     NEXT(real_signal_fn, signal_fn, "signal");

@@ -1,5 +1,5 @@
 /*
- * hooks_dlopen.c — profiles interpreters that arrive by dlopen (embedders,
+ * dlopen.c — profiles interpreters that arrive by dlopen (embedders,
  * bootloaders, uwsgi's plugin) without changing how dlopen finds files.
  *
  * glibc's dlopen searches for a bare name ("libfoo.so", no '/') with the
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sample/lifecycle.h"
-#include "pyprof/format.h"
 #include "base/identity.h"
+#include "hooks/hooks.h"
+#include "sample/lifecycle.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 
@@ -32,10 +32,19 @@ void *pp_dlopen_wrapped(const char *file, int mode);
 /* Read by the stub below: hidden, so reached PC-relative. */
 __attribute__((visibility("hidden"))) dlopen_fn pp_real_dlopen;
 static volatile int unchecked;     /* a bare-name load since the last look */
+static void (*detect_python)(void);
 
-void pp_dlopen_init(void)
+void pp_dlopen_init(void (*detect)(void))
 {
+    detect_python = detect;
     pp_real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+}
+
+/* Looks for an interpreter if none was seen yet. */
+static void detect_if_unseen(void)
+{
+    if (!pp_profile_seen() && detect_python)
+        detect_python();
 }
 
 /* Which way a dlopen goes: 0 = straight on to glibc, 1 = the wrapper. */
@@ -45,7 +54,7 @@ int pp_dlopen_route(const char *file)
     if (!pp_real_dlopen)          /* before our constructor: no stub jump */
         return 1;
     if (file && !strchr(file, '/')) {
-        if (!pp_python_seen())
+        if (!pp_profile_seen())
             unchecked = 1;
         return 0;
     }
@@ -58,8 +67,8 @@ void *pp_dlopen_wrapped(const char *file, int mode)
     if (!pp_real_dlopen)
         pp_real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
     void *h = pp_real_dlopen ? pp_real_dlopen(file, mode) : NULL;
-    if (h && !pp_python_seen())
-        pp_detect_python();
+    if (h)
+        detect_if_unseen();
     return h;
 }
 
@@ -79,8 +88,8 @@ void pp_dlopen_check(void)
     /* Only in the image itself (never a vfork child sharing our memory). */
     /* Kept armed until an interpreter shows up: a library's constructors
      * run before dlopen makes it visible to symbol lookups. */
-    if (unchecked && !pp_python_seen() && getpid() == pp_state.pid)
-        pp_detect_python();
+    if (unchecked && getpid() == pp_state.pid)
+        detect_if_unseen();
 }
 
 /* x86_64 SysV: file in %rdi, mode in %esi.  On entry %rsp is 8 mod 16;

@@ -17,6 +17,7 @@
 #include "pyprof/format.h"
 #include "pyprof/unprofiled.h"
 #include "base/identity.h"
+#include "sample/lifecycle.h"
 
 extern char **environ;
 
@@ -30,7 +31,7 @@ static char settings[NSETTINGS][1100];
 static unsigned captured;           /* bit i: settings[i] holds an entry */
 static char out_setting[PATH_MAX + 16];
 
-void pp_env_capture(void)
+void pp_env_init(void)
 {
     /* The mask, not the 7 KiB of slots, says what is set: a process
      * that has no PYPROF_* settings (most of a build's sh and cc) then
@@ -114,25 +115,13 @@ static char *preload_entry(const char *old, int strip, char *dst, size_t cap)
     return n > pl ? dst : NULL;
 }
 
-void pp_format_parent(char *buf, uint64_t uid, int how)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++)
-        buf[i] = hex[(uid >> (60 - 4 * i)) & 15];
-    buf[16] = ':';
-    buf[17] = (char)('0' + how);
-    buf[18] = 0;
-}
-
 /* "PYPROF_PARENT=..." for a child started now, or NULL for none. */
 static char *parent_entry(int how, char *dst)
 {
     const char *name = PP_ENV_PARENT "=";
     size_t nl = strlen(name);
     memcpy(dst, name, nl);
-    /* A sampling image gets its file at its first tick at the latest (or
-     * when it ends), so it can be named before the file exists. */
-    if (pp_state.active || pp_state.sampling) {
+    if (pp_profile_nameable()) {
         /* exec by the image itself replaces it; anything else (spawn, or an
          * exec in a vfork child sharing our memory) starts a new process */
         int h = how == PP_START_EXEC && getpid() == pp_state.pid ? PP_START_EXEC

@@ -6,10 +6,7 @@
  * Runs inside vfork children and exec hooks: stack memory only, no heap,
  * no locks, no stdio.  Callers provide the arrays:
  *
- *     size_t cap = pp_env_slots(envp);
- *     char *slots[cap <= PP_ENV_MAX_SLOTS ? cap : 1];
- *     char strings[PP_ENV_STRBUF];
- *     char *const *env = pp_env_patch(envp, how, slots, cap, strings);
+ * PATCHED_ENV below.
  */
 #ifndef PYPROF_ENV_INJECT_H
 #define PYPROF_ENV_INJECT_H
@@ -21,7 +18,7 @@
 #define PATH_MAX_ENV     (3 * 4096 + 64)
 
 /* Reads what children must inherit; called once by the constructor. */
-void pp_env_capture(void);
+void pp_env_init(void);
 
 /* Entries needed for envp (NULL = empty) with ours added, NULL included. */
 size_t pp_env_slots(char *const *envp);
@@ -33,5 +30,13 @@ size_t pp_env_slots(char *const *envp);
  * PP_ENV_MAX_SLOTS, or an LD_PRELOAD with no room for ours. */
 char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
                           char *strings);
+
+/* Declares a patched copy of envp named `var` in the caller's frame. */
+#define PATCHED_ENV(var, envp, how)                                          \
+    size_t var##_cap = pp_env_slots(envp);                                   \
+    char *var##_slots[var##_cap <= PP_ENV_MAX_SLOTS ? var##_cap : 1];        \
+    char var##_strings[PP_ENV_STRBUF];                                       \
+    char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
+                                    var##_strings)
 
 #endif

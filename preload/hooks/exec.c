@@ -1,5 +1,5 @@
 /*
- * hooks_exec.c — every way glibc starts a program, so that every child
+ * exec.c — every way glibc starts a program, so that every child
  * gets an environment that keeps it profiled (env_inject.c).
  *
  * glibc calls these from one another without the PLT (execv -> execve,
@@ -21,50 +21,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hooks/env_inject.h"
-#include "sample/lifecycle.h"
-#include "pyprof/format.h"
 #include "base/identity.h"
+#include "hooks/env_inject.h"
+#include "hooks/hooks.h"
+#include "hooks/spawn_shell.h"
+#include "pyprof/format.h"
+#include "sample/lifecycle.h"
 
 extern char **environ;
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                        const posix_spawnattr_t *, char *const[], char *const[]);
 
 static execve_fn real_execve, real_execvpe;
 static execveat_fn real_execveat;
 static fexecve_fn real_fexecve;
-static spawn_fn real_posix_spawn, real_posix_spawnp;
+static pp_spawn_fn real_posix_spawn, real_posix_spawnp;
 
-void pp_hooks_exec_init(void);
-void pp_hooks_popen_init(void);       /* hooks_popen.c */
-int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
-                   const posix_spawnattr_t *attr);
 static void system_after_fork(void);
 
-void pp_hooks_exec_init(void)
+void pp_exec_init(void)
 {
     pthread_atfork(NULL, NULL, system_after_fork);
     real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
     real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
     real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
     real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-    real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-    real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-    pp_env_capture();
-    pp_hooks_popen_init();
+    real_posix_spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+    real_posix_spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+    pp_env_init();
+    pp_spawn_shell_init(real_posix_spawn);
 }
-
-/* Declares a patched copy of envp named `var` in the caller's frame. */
-#define PATCHED_ENV(var, envp, how)                                          \
-    size_t var##_cap = pp_env_slots(envp);                                   \
-    char *var##_slots[var##_cap <= PP_ENV_MAX_SLOTS ? var##_cap : 1];        \
-    char var##_strings[PP_ENV_STRBUF];                                       \
-    char *const *var = pp_env_patch(envp, how, var##_slots, var##_cap,       \
-                                    var##_strings)
 
 /* An exec by this image: finish the file, exec with the patched
  * environment `env`, resume the file if the exec returned. */
@@ -173,16 +161,6 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * here with the same observable behaviour: /bin/sh -c, SIGINT and SIGQUIT
  * ignored and SIGCHLD blocked in the caller while it waits, the child with
  * the caller's mask and those signals at their default. */
-/* /bin/sh -c cmd with the environment a profiled child needs, the process's
- * own left alone: what system() and popen() (hooks_popen.c) both run. */
-int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
-                   const posix_spawnattr_t *attr)
-{
-    char *argv[] = { "sh", "-c", (char *)cmd, NULL };
-    PATCHED_ENV(env, environ, PP_START_SPAWN);
-    return real_posix_spawn(pid, "/bin/sh", fa, attr, argv, env);
-}
-
 static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
 static int system_users;                     /* system() calls under way */
 static struct sigaction system_old_int, system_old_quit;

@@ -1,5 +1,5 @@
 /*
- * hooks_exit.c — every way out of a Python process finishes its file.
+ * exit.c — every way out of a Python process finishes its file.
  *
  *   exit() and return from main  -> on_exit handler (gets the status)
  *   the last thread ending without
@@ -16,9 +16,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sample/lifecycle.h"
-#include "pyprof/format.h"
 #include "base/identity.h"
+#include "hooks/hooks.h"
+#include "pyprof/format.h"
+#include "sample/lifecycle.h"
+#include "sample/sampler.h"
 
 typedef void (*exit_fn)(int);
 static exit_fn real__exit, real__Exit;
@@ -30,23 +32,25 @@ static void at_exit(int status, void *arg)
     pp_finish(PP_END_EXIT, status);
 }
 
-void pp_exit_init(void)
-{
-    real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
-    real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
-}
 
 /* Exit handlers run in reverse order of registration, and ld.so runs a
  * preloaded library's constructor before __libc_start_main registers the
  * loader's own destructor pass.  Registered from the constructor, ours would
  * run after every ELF destructor, ours included, and never see the status.
  * So it is registered once the program runs (the sampler's first file). */
-void pp_exit_register(void)
+static void register_exit(void)
 {
     if (on_exit_registered)
         return;
     on_exit_registered = 1;
     on_exit(at_exit, NULL);
+}
+
+void pp_exit_init(void)
+{
+    real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+    real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
+    sampler_on_file(register_exit);
 }
 
 static __attribute__((noreturn)) void leave(exit_fn fn, int status)

@@ -14,13 +14,14 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "base/identity.h"
+#include "hooks/hooks.h"
 #include "hooks/stat_filter.h"
-#include "sample/lifecycle.h"
 #include "pyprof/format.h"
 #include "python/pyvm.h"
-#include "sample/sampler.h"
-#include "base/identity.h"
 #include "record/writer.h"
+#include "sample/lifecycle.h"
+#include "sample/sampler.h"
 
 typedef pid_t (*fork_fn)(void);
 static fork_fn real_fork;
@@ -35,8 +36,7 @@ static void become_child(void)
     /* The parent samples (fork() is only wrapped then), so it has or will
      * have a file even if its first tick has not come yet: name it. */
     pp_state.parent_uid = pp_state.uid;
-    pp_state.active = 0;
-    pp_state.sampling = 0;
+    pp_profile_after_fork();
     pp_state.uid = pp_new_uid();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
@@ -50,9 +50,9 @@ PP_EXPORT pid_t fork(void)
 {
     if (!real_fork)
         real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
-    if (!pp_state.sampling)
+    if (!pp_profile_sampling())
         pp_dlopen_check();     /* a pre-fork server that loaded Python */
-    if (!pp_state.sampling)
+    if (!pp_profile_sampling())
         return real_fork();
     sampler_pause();
     pid_t pid = real_fork();

@@ -1,10 +1,9 @@
-/* only.c — PYPROF_ONLY: profile only processes whose command line matches. */
+/* only_match.c — PYPROF_ONLY: profile only processes whose command line matches. */
 #include <fnmatch.h>
 #include <string.h>
 
 #include "base/config.h"
-
-int pp_only_match(char *const *argv);
+#include "hooks/hooks.h"
 
 int pp_only_match(char *const *argv)
 {

@@ -26,8 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pyprof/format.h"
 #include "base/identity.h"
+#include "hooks/hooks.h"
+#include "hooks/spawn_shell.h"
+#include "pyprof/format.h"
 
 typedef int (*pclose_fn)(FILE *);
 
@@ -38,12 +40,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *streams;
 static size_t nstreams, streams_cap;
 
-void pp_hooks_popen_init(void);
-int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
-                   const posix_spawnattr_t *attr);         /* hooks_exec.c */
 static void after_fork(void);
 
-void pp_hooks_popen_init(void)
+void pp_popen_init(void)
 {
     pthread_atfork(NULL, NULL, after_fork);
 }

@@ -22,7 +22,15 @@
 #define MAX_TABLE   (64u << 10)
 #define MAX_NAME    1024u
 
-extern uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type; /* pyvm.c */
+/* The interpreter's type objects, from codecache_types. */
+static uintptr_t code_type, str_type, bytes_type;
+
+void codecache_types(uintptr_t code, uintptr_t str, uintptr_t bytes)
+{
+    code_type = code;
+    str_type = str;
+    bytes_type = bytes;
+}
 
 static struct code_info table[SETS][WAYS];
 static uint32_t tick = 1;
@@ -63,7 +71,7 @@ static char *read_str(const struct py_layout *l, uintptr_t obj)
     char buf[MAX_NAME];
     uintptr_t type;
     if (!obj || safe_read_ptr(obj + l->ob_type, &type) != 0 ||
-        type != pyvm_str_type)
+        type != str_type)
         return NULL;
     if (pystr_utf8(&l->str, safe_read, obj, buf, sizeof buf) < 0)
         return NULL;
@@ -76,7 +84,7 @@ static int read_table(const struct py_layout *l, uintptr_t obj,
     uintptr_t type;
     int64_t size;
     if (!obj || safe_read_ptr(obj + l->ob_type, &type) != 0 ||
-        type != pyvm_bytes_type ||
+        type != bytes_type ||
         safe_read(&size, obj + l->bytes_size, sizeof size) != 0 ||
         size < 0 || size > MAX_TABLE)
         return -1;
@@ -153,7 +161,7 @@ struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr)
     if (l->co_read > sizeof raw || safe_read(raw, addr, l->co_read) != 0)
         return NULL;
     memcpy(&type, raw + l->ob_type, sizeof type);
-    if (type != pyvm_code_type)
+    if (type != code_type)
         return NULL;
     uintptr_t k[4];
     key_of(l, raw, k);

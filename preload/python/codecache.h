@@ -33,6 +33,12 @@ struct code_info {
 
 struct py_layout;
 
+/* The addresses of PyCode_Type, PyUnicode_Type and PyBytes_Type: an object
+ * whose type is not the one expected is not read.  Set by pyvm_detect
+ * before the first codecache_get. */
+void codecache_types(uintptr_t code_type, uintptr_t str_type,
+                     uintptr_t bytes_type);
+
 /* Returns the entry for the code object at addr, reading and caching it
  * on first sight, or NULL when addr is not a readable code object. */
 struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr);

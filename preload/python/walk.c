@@ -1,6 +1,6 @@
 /*
- * pyvm.c — finds this process's CPython, chooses its layout once, and
- * walks interpreters -> thread states -> frames from memory.
+ * walk.c — walks interpreters -> thread states -> frames from memory, in
+ * the layout detect.c chose (walk_attach).
  *
  * Consistency: the walked thread keeps running.  A frame's callers are
  * suspended while it lives, so a walk is consistent if the first frame it
@@ -15,21 +15,16 @@
  * thread's previous sample keep their resolved code and line; only the
  * frames that changed go through the code cache and line table.
  */
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "base/thread_cpu.h"
+#include "guard/safe_read.h"
+#include "pyprof/format.h"
 #include "python/codecache.h"
 #include "python/layout/layout.h"
-#include "base/log.h"
-#include "pyprof/format.h"
 #include "python/pyvm.h"
-#include "guard/safe_read.h"
-#include "base/thread_cpu.h"
+#include "python/walk.h"
 
 #define MAX_RETRIES 8
 #define DEEP_CHAIN  64        /* frames: see walk_checked */
@@ -37,18 +32,12 @@
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
 
-uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
-static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
-
+/* What detect.c found (walk_attach, walk_thread_id_at); NULL L: nothing
+ * to walk. */
 static const struct py_layout *L;
-static struct py_layout dbg_layout;
 static uintptr_t runtime;
-static int (*is_initialized)(void);
-static char version[32];
-static int free_threaded;
-static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
+static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
-static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
 /* What a frame looked like when last resolved. */
 struct raw_frame {
@@ -76,170 +65,14 @@ static uint32_t tick_no, sample_seq;
 static struct raw_frame walk[PP_MAX_DEPTH];
 static struct pyvm_frame out[PP_MAX_DEPTH];
 
-/* ------------------------------------------------------------ detection */
-
-static uintptr_t rd_ptr(uintptr_t addr, int *ok)
+void walk_attach(const struct py_layout *layout, uintptr_t rt, uintptr_t shim)
 {
-    uintptr_t v = 0;
-    if (safe_read_ptr(addr, &v) != 0)
-        *ok = 0;
-    return v;
+    L = layout;
+    runtime = rt;
+    init_shim_code = shim;
 }
 
-static void find_pthread_tid_candidates(void)
-{
-    /* glibc does not publish where struct pthread keeps the kernel tid;
-     * find it by looking for our own tid in our own descriptor, and
-     * confirm it later in the sampler thread (two threads must agree). */
-    pid_t tid = (pid_t)syscall(SYS_gettid);
-    uintptr_t self = (uintptr_t)pthread_self();
-    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
-        pid_t v;
-        if (safe_read(&v, self + off, sizeof v) == 0 && v == tid)
-            tid_candidates[off / 4] = 1;
-    }
-}
-
-static void confirm_pthread_tid_offset(void)
-{
-    pid_t tid = (pid_t)syscall(SYS_gettid);
-    uintptr_t self = (uintptr_t)pthread_self();
-    for (unsigned off = 0; off < sizeof tid_candidates * 4; off += 4) {
-        pid_t v;
-        if (tid_candidates[off / 4] && safe_read(&v, self + off, sizeof v) == 0 &&
-            v == tid) {
-            pthread_tid_off = (int)off;
-            return;
-        }
-    }
-    pthread_tid_off = -2;   /* not found: threads keep tid 0 */
-    pp_log(1, "cannot locate the thread id in glibc's thread descriptor; "
-              "on-CPU state is unknown on this Python");
-}
-
-/* Major.minor.micro from Py_Version (3.11+) or Py_GetVersion() (3.10). */
-static int read_version(int *minor)
-{
-    const unsigned long *hex = dlsym(RTLD_DEFAULT, "Py_Version");
-    if (hex) {
-        unsigned long v = *hex;
-        *minor = (int)((v >> 16) & 0xff);
-        snprintf(version, sizeof version, "%lu.%lu.%lu", v >> 24,
-                 (v >> 16) & 0xff, (v >> 8) & 0xff);
-        return (v >> 24) == 3 ? 0 : -1;
-    }
-    const char *(*get)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT,
-                                                            "Py_GetVersion");
-    if (!get)
-        return -1;
-    const char *s = get();
-    int maj = 0, min = 0, mic = 0;
-    if (sscanf(s, "%d.%d.%d", &maj, &min, &mic) < 2 || maj != 3)
-        return -1;
-    *minor = min;
-    snprintf(version, sizeof version, "%d.%d.%d", maj, min, mic);
-    return 0;
-}
-
-int pyvm_detect(void)
-{
-    void *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
-    if (!rt)
-        return 0;
-    int minor;
-    if (read_version(&minor) != 0) {
-        pp_warn("cannot tell which Python this is; not profiled");
-        return -1;
-    }
-    runtime = (uintptr_t)rt;
-    is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
-    pyvm_code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
-    pyvm_str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
-    pyvm_bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
-    uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
-    if (!is_initialized || !pyvm_code_type || !pyvm_str_type ||
-        !pyvm_bytes_type || !type_type) {
-        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
-                version);
-        return -1;
-    }
-    const char *why = NULL;
-    switch (minor) {
-    case 10: L = &py310_layout; break;
-    case 11: L = &py311_layout; break;
-    case 12: L = &py312_layout; break;
-    case 13:
-    case 14:
-    case 15:
-        if (debug_offsets_layout(runtime, minor, &dbg_layout, &why) == 0)
-            L = &dbg_layout;
-        break;
-    default:
-        why = "this version is not supported";
-    }
-    if (!L) {
-        pp_warn("Python %s: %s; not profiled", version, why);
-        return -1;
-    }
-    free_threaded = L->gil == GIL_NONE;
-    if (L->init_shim_symbol)
-        init_shim_code = (uintptr_t)dlsym(RTLD_DEFAULT, L->init_shim_symbol);
-    /* A debug build (Py_TRACE_REFS) moves every object header: the type of
-     * PyUnicode_Type must sit where our layout says. */
-    int ok = 1;
-    if (rd_ptr(pyvm_str_type + L->ob_type, &ok) != type_type || !ok) {
-        pp_warn("Python %s: object layout differs (debug build?); not profiled",
-                version);
-        L = NULL;
-        return -1;
-    }
-    if (L->frames == FRAMES_OBJECTS && !L->ts_native_tid)
-        find_pthread_tid_candidates();
-    return 1;
-}
-
-const char *pyvm_version(void) { return version; }
-int pyvm_free_threaded(void) { return free_threaded; }
-
-/* ------------------------------------------------------------ readiness */
-
-/* One-time check that the chosen layout fits what is really there. */
-static int check_layout(void)
-{
-    int ok = 1;
-    uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
-    uintptr_t ts = interp ? rd_ptr(interp + L->is_threads_head, &ok) : 0;
-    if (!ok || !interp)
-        return 0;                  /* not yet: try again next tick */
-    if (!ts)
-        return 0;
-    if (rd_ptr(ts + L->ts_interp, &ok) != interp || !ok) {
-        pp_warn("Python %s: thread state layout does not match; sampling stops",
-                version);
-        return -1;
-    }
-    return 1;
-}
-
-int pyvm_ready(void)
-{
-    if (!L || layout_checked < 0 || !is_initialized())
-        return 0;
-    int ok = 1;
-    if (rd_ptr(runtime + L->rt_finalizing, &ok) != 0 || !ok)
-        return 0;
-    if (!layout_checked) {
-        layout_checked = check_layout();
-        if (layout_checked <= 0) {
-            if (layout_checked == 0)
-                return 0;
-            return 0;
-        }
-        if (pthread_tid_off == -1 && L->frames == FRAMES_OBJECTS)
-            confirm_pthread_tid_offset();
-    }
-    return 1;
-}
+void walk_thread_id_at(int off) { pthread_tid_off = off; }
 
 /* ------------------------------------------------------------ walking */
 

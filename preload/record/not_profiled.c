@@ -23,8 +23,6 @@
 #include "pyprof/unprofiled.h"
 #include "base/identity.h"
 
-extern char **pp_argv;          /* preload.c */
-
 static size_t put_raw(char *dst, size_t at, size_t cap, const char *s)
 {
     for (; *s && at + 1 < cap; s++)
@@ -48,10 +46,10 @@ static size_t format_record(char *rec, size_t cap, const char *reason)
     size_t at = n > 0 && (size_t)n < cap ? (size_t)n : 0;
     /* The command takes at most half, so the reason always fits. */
     size_t cmd_cap = at + (cap - at) / 2;
-    for (int i = 0; pp_argv && pp_argv[i] && at + 2 < cmd_cap; i++) {
+    for (int i = 0; pp_state.argv && pp_state.argv[i] && at + 2 < cmd_cap; i++) {
         if (i)
             rec[at++] = ' ';
-        at = put_line_text(rec, at, cmd_cap, pp_argv[i]);
+        at = put_line_text(rec, at, cmd_cap, pp_state.argv[i]);
     }
     at = put_raw(rec, at, cap - 1, "\nreason ");
     at = put_line_text(rec, at, cap - 1, reason);

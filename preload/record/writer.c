@@ -499,8 +499,7 @@ static uint64_t now_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void write_header(char *const *argv, uint64_t interval_ns,
-                         uint64_t start_ns)
+static void write_header(const struct writer_image *img, uint64_t start_ns)
 {
     static uint8_t tmp[PP_MAX_RECORD];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -514,7 +513,8 @@ static void write_header(char *const *argv, uint64_t interval_ns,
     if (b.len < b.cap)
         b.p[b.len++] = (uint8_t)pp_state.started_by;
     put_varint(&b, start_ns);
-    put_varint(&b, interval_ns);
+    put_varint(&b, img->interval_ns);
+    char *const *argv = img->argv;
     unsigned argc = 0;
     while (argv && argv[argc] && argc < PP_MAX_ARGV)
         argc++;
@@ -534,15 +534,15 @@ static void write_header(char *const *argv, uint64_t interval_ns,
         n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
     put_str(&b, exe);
-    put_str(&b, pyvm_version());
+    put_str(&b, img->py_version);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     put_str(&b, host);
-    put_varint(&b, pyvm_free_threaded() ? PP_HDR_FREE_THREADED : 0);
+    put_varint(&b, img->free_threaded ? PP_HDR_FREE_THREADED : 0);
     emit(PP_REC_HEADER, &b);
 }
 
-int writer_open(char *const *argv, uint64_t interval_ns)
+int writer_open(const struct writer_image *img)
 {
     /* The file's account (its start, the ticks' time base, the deadlines
      * counted as missed) starts here, before the work of creating it. */
@@ -558,7 +558,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
         pp_not_profiled("cannot create %s: %s", pp_config.out_dir, strerror(errno));
         return -1;
     }
-    file_name(w.path, sizeof w.path, argv ? argv[0] : NULL);
+    file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL);
     int fd = open(w.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                   0600);
     if (fd < 0) {
@@ -584,7 +584,7 @@ int writer_open(char *const *argv, uint64_t interval_ns)
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
     pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
-    write_header(argv, interval_ns, start_ns);
+    write_header(img, start_ns);
     pp_log(1, "profiling into %s", w.path);
     return 0;
 }

@@ -27,10 +27,17 @@ struct pp_counters {
  * (writer_open does what is missing); -1 when out of memory. */
 int writer_prepare(void);
 
+/* What the header says besides the image's identity (pp_state). */
+struct writer_image {
+    char *const *argv;       /* the image's argv, NULL-terminated          */
+    uint64_t interval_ns;    /* the sampling interval                      */
+    const char *py_version;  /* "3.11.7"                                   */
+    int free_threaded;       /* a free-threaded build                      */
+};
+
 /* Creates PYPROF_OUT if needed and a new file for this image (pp_state)
- * and writes its header.  argv is the image's argv (NULL-terminated).
- * Returns 0, or -1 with one message on stderr. */
-int writer_open(char *const *argv, uint64_t interval_ns);
+ * and writes its header.  Returns 0, or -1 with one message on stderr. */
+int writer_open(const struct writer_image *img);
 
 /* Declares thread idx (small, dense, chosen by the caller) with its name. */
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name);

@@ -59,9 +59,9 @@ static _Atomic pid_t sampler_tid;
 static _Atomic int running;
 static _Atomic int request;
 static _Atomic int acked;
-static _Atomic int finishing;
 static int req_how, req_value;
 static int discard_on_finish;   /* exec of a fork child that never sampled */
+static void (*file_created)(void);
 static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct pp_counters counters;
@@ -71,8 +71,6 @@ static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
 static int main_gone;       /* the main thread ended with pthread_exit */
-
-extern char **pp_argv;      /* preload.c */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -237,7 +235,13 @@ static int open_file(void)
         return file_open > 0;   /* -1: creating it failed, stay idle */
     if (!pyvm_ready())
         return 0;
-    if (writer_open(pp_argv, 1000000000ULL / pp_config.hz) != 0) {
+    struct writer_image img = {
+        .argv = pp_state.argv,
+        .interval_ns = 1000000000ULL / pp_config.hz,
+        .py_version = pyvm_version(),
+        .free_threaded = pyvm_free_threaded(),
+    };
+    if (writer_open(&img) != 0) {
         file_open = -1;
         return 0;
     }
@@ -245,8 +249,9 @@ static int open_file(void)
     /* Deadlines before the interpreter was ready had nothing to sample;
      * the file's account starts with the file (its header's start). */
     counters.missed = 0;
-    pp_state.active = 1;
-    pp_exit_register();
+    atomic_store(&pp_profile.has_file, 1);
+    if (file_created)
+        file_created();
     return 1;
 }
 
@@ -307,7 +312,7 @@ static void serve_request(void)
         if (file_open > 0)
             writer_discard();
         file_open = 0;
-        pp_state.active = 0;
+        atomic_store(&pp_profile.has_file, 0);
     } else {
         /* An image that ends before its first tick still gets its file. */
         if (file_open == 0)
@@ -535,7 +540,6 @@ void sampler_reset_child(void)
     file_open = 0;
     main_gone = 0;
     pp_uncount_reset_child();
-    atomic_store(&finishing, 0);
     memset(&counters, 0, sizeof counters);
     if (threads)
         memset(threads, 0, threads_cap * sizeof *threads);
@@ -543,13 +547,13 @@ void sampler_reset_child(void)
     next_thread_idx = 0;
 }
 
-/* ------------------------------------------------------------ lifecycle */
+/* ------------------------------------------------------------ requests */
 
-void pp_start(int started_by)
-{
-    pp_state.started_by = started_by;
-    pp_state.sampling = sampler_start() == 0;
-}
+void sampler_on_file(void (*fn)(void)) { file_created = fn; }
+
+uint64_t sampler_samples(void) { return counters.samples; }
+
+void sampler_discard_on_end(int discard) { discard_on_finish = discard; }
 
 static void sleep_ms(long ms)
 {
@@ -558,18 +562,8 @@ static void sleep_ms(long ms)
         ;
 }
 
-void pp_finish(int how, int value)
+void sampler_end(int how, int value)
 {
-    /* A vfork/posix_spawn child shares our memory but is not this image. */
-    if (!pp_state.sampling || getpid() != pp_state.pid)
-        return;
-    if (gettid_raw() == atomic_load(&sampler_tid))
-        return;
-    if (atomic_exchange(&finishing, 1)) {
-        for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked); i++)
-            sleep_ms(1);
-        return;
-    }
     req_how = how;
     req_value = value;
     atomic_store(&request, REQ_FINISH);
@@ -579,39 +573,12 @@ void pp_finish(int how, int value)
             syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
         sleep_ms(1);
     }
-    pp_state.sampling = 0;
 }
 
-int pp_before_exec(void)
+void sampler_wait_ended(void)
 {
-    if (!pp_state.sampling || getpid() != pp_state.pid)
-        return 0;
-    /* fork() then exec() at once (subprocess with preexec_fn, shells) is
-     * one way of spawning: the short-lived fork child leaves no file and
-     * the exec'd program names the fork child's parent as its own. */
-    discard_on_finish = pp_state.started_by == PP_START_FORK &&
-                        counters.samples == 0;
-    pp_finish(PP_END_EXEC, 0);
-    if (discard_on_finish && pp_state.parent_uid)
-        pp_format_parent(pp_state.inherited_parent, pp_state.parent_uid,
-                         PP_START_SPAWN);
-    return 1;
+    for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked); i++)
+        sleep_ms(1);
 }
 
-void pp_exec_failed(int token)
-{
-    if (!token)
-        return;
-    /* The END(exec) record stays; records after it tell the reader that
-     * the image went on (pyprof(5), END).  Same file, new zstd frame. */
-    atomic_store(&finishing, 0);
-    discard_on_finish = 0;
-    /* Only if the old thread is gone: pp_finish gives up waiting after
-     * WAIT_LIMIT_MS, and two samplers must never share the writer. */
-    if (!atomic_load(&acked) || running) {
-        pp_warn("the sampler did not stop before exec; the rest of this "
-                "image is not profiled");
-        return;
-    }
-    pp_state.sampling = sampler_start() == 0;
-}
+int sampler_ended(void) { return atomic_load(&acked) && !running; }

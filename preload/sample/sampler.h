@@ -9,6 +9,7 @@
 #define PYPROF_SAMPLER_H
 
 #include <signal.h>
+#include <stdint.h>
 
 /* A real-time signal that glibc does not reserve; only ever delivered to
  * the sampler thread, which keeps it blocked. */
@@ -22,6 +23,25 @@ int sampler_on_this_thread(void);
 
 /* Whether this process's sampler thread exists (it is our only thread). */
 int sampler_alive(void);
+
+/* Called by the sampler thread right after it created the image's file
+ * (at most once per image, fork children included).  Set before
+ * sampler_start; NULL = nobody asks. */
+void sampler_on_file(void (*fn)(void));
+
+/* The end of the profile, for lifecycle.c: sampler_end posts END with
+ * how/value (enum pp_end_how), kicks the thread and waits, bounded, for
+ * it to write it and stop; sampler_wait_ended only waits (another thread
+ * posted the end).  Async-signal-safe.  sampler_discard_on_end(1) makes
+ * the end remove the file instead.  sampler_ended: the thread has
+ * acknowledged the end and is gone. */
+void sampler_end(int how, int value);
+void sampler_wait_ended(void);
+void sampler_discard_on_end(int discard);
+int sampler_ended(void);
+
+/* Thread-samples written to the file so far. */
+uint64_t sampler_samples(void);
 
 /* Fork support: sampler_pause() waits until no tick is in progress and
  * keeps the next one from starting; sampler_resume() undoes it in the

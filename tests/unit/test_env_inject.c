@@ -7,9 +7,10 @@
  * child, PYPROF_FOLLOW=0 taking ours out, and environments too large to
  * patch on the stack passed unchanged.
  *
- * env_inject.c reads pp_state (preload.c's, here test_reader.c's double)
- * for the library's path, this image's id and the parent it inherited.
- * Each test runs in its own process, so setenv() and pp_state stay in it.
+ * env_inject.c reads pp_state (base/identity.c) for the library's path,
+ * this image's id and the parent it inherited, and pp_profile
+ * (sample/profile.c) for whether this image is profiled.  Each test runs
+ * in its own process, so setenv(), pp_state and pp_profile stay in it.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "hooks/env_inject.h"
 #include "pyprof/format.h"
 #include "base/identity.h"
+#include "sample/lifecycle.h"
 
 #define OURS "/opt/pyprof/lib/libpyprof.so"
 
@@ -48,7 +50,7 @@ static void capture(const char *hz, const char *log)
         setenv("PYPROF_HZ", hz, 1);
     if (log)
         setenv("PYPROF_LOG", log, 1);
-    pp_env_capture();
+    pp_env_init();
 }
 
 static char *slots[64];
@@ -156,7 +158,7 @@ Test(env_inject, follow_off_takes_ours_out, .init = setup)
 {
     capture("500", NULL);
     pp_config.follow = 0;
-    pp_state.active = 1;
+    atomic_store(&pp_profile.has_file, 1);
     pp_state.uid = 0x42;
     char *envp[] = { "LD_PRELOAD=" OURS ":/usr/lib/libjemalloc.so.2", "PYPROF_LOG=2",
                      "PYPROF_PARENT=0000000000000001:3", NULL };
@@ -207,7 +209,8 @@ Test(env_inject, too_large_environments_pass_unchanged, .init = setup)
 Test(env_inject, parent_names_this_image, .init = setup)
 {
     capture(NULL, NULL);
-    pp_state.active = 1;
+    atomic_store(&pp_profile.has_file, 1);
+    atomic_store(&pp_profile.phase, PP_ENDED);
     pp_state.pid = getpid();
     pp_state.uid = 0x0123456789abcdefULL;
     char *envp[] = { "PYPROF_PARENT=ffffffffffffffff:1", NULL };
@@ -216,8 +219,8 @@ Test(env_inject, parent_names_this_image, .init = setup)
     pp_state.pid = getpid() + 1;
     expect_one(patch(envp, PP_START_EXEC), "PYPROF_PARENT", "0123456789abcdef:3");
     /* sampling but its file not written yet: already named */
-    pp_state.active = 0;
-    pp_state.sampling = 1;
+    atomic_store(&pp_profile.has_file, 0);
+    atomic_store(&pp_profile.phase, PP_SAMPLING);
     pp_state.pid = getpid();
     expect_one(patch(envp, PP_START_EXEC), "PYPROF_PARENT", "0123456789abcdef:2");
 }

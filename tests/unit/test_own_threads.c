@@ -167,7 +167,7 @@ static void *write_small(void *arg)
     }
     char *argv[] = { "python3", "app.py", NULL };
     struct pp_counters k = { 0 };
-    c->ok = writer_open(argv, 10000000) == 0;
+    c->ok = writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) == 0;
     c->open = count_fds();
     writer_flush(&k);
     c->flushed = count_fds();

@@ -24,9 +24,6 @@
 #include "base/identity.h"
 #include "record/writer.h"
 
-struct pp_state pp_state;
-const char *pyvm_version(void) { return "3.12.1"; }
-int pyvm_free_threaded(void) { return 0; }
 
 #define TICKS 300
 #define FLUSH_EVERY 40
@@ -68,7 +65,7 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t before = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    cr_assert_eq(writer_open(argv, 10000000), 0);
+    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     writer_thread(1, 4242, "MainThread");
@@ -225,7 +222,7 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
 {
     char *argv[] = { "python3", "big.py", NULL };
     pp_state.uid = uid;
-    cr_assert_eq(writer_open(argv, 10000000), 0);
+    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
     writer_thread(1, 4242, "MainThread");
     writer_thread(2, 4243, "worker");
     struct timespec ts;

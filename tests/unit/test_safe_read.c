@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "guard/safe_read.h"
+#include "guard/sigchain.h"
 
 static void (*guard_fn)(int, void *, void *);
 
@@ -23,7 +24,7 @@ static void trampoline(int sig, siginfo_t *info, void *uctx)
     guard_fn(sig, info, uctx);
 }
 
-int sigchain_init(void (*guard)(int, void *, void *))
+int sigchain_install(void (*guard)(int, void *, void *))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

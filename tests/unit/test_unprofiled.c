@@ -18,14 +18,6 @@
 #include "base/identity.h"
 #include "unprofiled.h"
 
-/* What preload.c provides in the library. */
-char **pp_argv;
-uint64_t pp_new_uid(void)
-{
-    static uint64_t n;
-    return ++n;
-}
-
 static const char *fresh_out_dir(void)
 {
     static char dir[] = "/tmp/pyprof-unit.XXXXXX";
@@ -40,7 +32,7 @@ static const char *fresh_out_dir(void)
 Test(unprofiled, library_record_reads_back)
 {
     char *argv[] = { "python3", "-c", "print('a')\nprint('b')", NULL };
-    pp_argv = argv;
+    pp_state.argv = argv;
     snprintf(pp_state.inherited_parent, sizeof pp_state.inherited_parent,
              "00000000000000ab:3");
     const char *dir = fresh_out_dir();
@@ -67,7 +59,7 @@ Test(unprofiled, long_command_leaves_room_for_the_reason)
     static char big[20000];
     memset(big, 'x', sizeof big - 1);
     char *argv[] = { "python3", big, NULL };
-    pp_argv = argv;
+    pp_state.argv = argv;
     const char *dir = fresh_out_dir();
     pp_not_profiled("the reason");
     struct unprofiled *u;

@@ -1,0 +1,30 @@
+/* identity.c — this image's identity (identity.h) and its unique ids. */
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/identity.h"
+
+struct pp_state pp_state;
+
+uint64_t pp_new_uid(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != sizeof v || v == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+            ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&v;
+    }
+    return v ? v : 1;
+}
+
+void pp_format_parent(char *buf, uint64_t uid, int how)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++)
+        buf[i] = hex[(uid >> (60 - 4 * i)) & 15];
+    buf[16] = ':';
+    buf[17] = (char)('0' + how);
+    buf[18] = 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * lifecycle.c — the moves between the profile's states that start or end
+ * the sampler thread (lifecycle.h); sampler.c does the work each asks for.
+ */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/identity.h"
+#include "base/log.h"
+#include "pyprof/format.h"
+#include "sample/lifecycle.h"
+#include "sample/sampler.h"
+
+void pp_start(int started_by)
+{
+    pp_state.started_by = started_by;
+    atomic_store(&pp_profile.phase,
+                 sampler_start() == 0 ? PP_SAMPLING : PP_OFF);
+}
+
+void pp_finish(int how, int value)
+{
+    /* A vfork/posix_spawn child shares our memory but is not this image. */
+    if (!pp_profile_sampling() || getpid() != pp_state.pid)
+        return;
+    if (sampler_on_this_thread())
+        return;
+    int from = PP_SAMPLING;
+    if (!atomic_compare_exchange_strong(&pp_profile.phase, &from, PP_FINISHING)) {
+        sampler_wait_ended();
+        return;
+    }
+    sampler_end(how, value);
+    atomic_store(&pp_profile.phase, PP_ENDED);
+}
+
+int pp_before_exec(void)
+{
+    if (!pp_profile_sampling() || getpid() != pp_state.pid)
+        return 0;
+    /* fork() then exec() at once (subprocess with preexec_fn, shells) is
+     * one way of spawning: the short-lived fork child leaves no file and
+     * the exec'd program names the fork child's parent as its own. */
+    int discard = pp_state.started_by == PP_START_FORK &&
+                  sampler_samples() == 0;
+    sampler_discard_on_end(discard);
+    pp_finish(PP_END_EXEC, 0);
+    if (discard && pp_state.parent_uid)
+        pp_format_parent(pp_state.inherited_parent, pp_state.parent_uid,
+                         PP_START_SPAWN);
+    return 1;
+}
+
+void pp_exec_failed(int token)
+{
+    if (!token)
+        return;
+    /* The END(exec) record stays; records after it tell the reader that
+     * the image went on (pyprof(5), END).  Same file, new zstd frame. */
+    sampler_discard_on_end(0);
+    /* Only if the old thread is gone: pp_finish gives up waiting after a
+     * bound, and two samplers must never share the writer. */
+    if (!sampler_ended()) {
+        pp_warn("the sampler did not stop before exec; the rest of this "
+                "image is not profiled");
+        return;
+    }
+    atomic_store(&pp_profile.phase,
+                 sampler_start() == 0 ? PP_SAMPLING : PP_ENDED);
+}
