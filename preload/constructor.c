@@ -66,12 +66,12 @@ static void finish_by_signal(int sig) { pp_finish(PP_END_SIGNAL, sig); }
 /* The part of start-up that only a CPython process gets (STARTING). */
 static int start_python(void)
 {
-    if (pp_config.only[0] && !pp_only_match(pp_state.argv)) {
+    if (pp_config.only[0] && !only_match(pp_state.argv)) {
         pp_log(2, "argv does not match PYPROF_ONLY; not profiled");
         return -1;
     }
     /* Only a process that will write a profile maps libzstd. */
-    if (pp_zstd_load() != 0)
+    if (zstd_lazy_init() != 0)
         return -1;
     pp_state.uid = pp_new_uid();
     sigchain_callbacks(finish_by_signal, sampler_on_this_thread);
@@ -79,7 +79,7 @@ static int start_python(void)
         pp_not_profiled("no safe way to read memory here");
         return -1;
     }
-    pp_exit_init();
+    hooks_exit_init();
     pp_start(pp_state.started_by);
     return 0;
 }
@@ -101,14 +101,14 @@ static void pp_init(int argc, char **argv, char **envp)
     pp_state.argv = argv;
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
-    pp_config_load();
+    pp_config_init();
     find_own_path();
     read_parent();
-    pp_exec_init();
-    pp_popen_init();
-    pp_fork_init();
+    hooks_exec_init();
+    hooks_popen_init();
+    hooks_fork_init();
     sigchain_init();
 
-    pp_dlopen_init(detect_python);
+    hooks_dlopen_init(detect_python);
     detect_python();
 }

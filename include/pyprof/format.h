@@ -1,6 +1,6 @@
 /*
  * pyprof/format.h — the on-disk record format: the one contract between the
- * writer in libpyprof.so (preload/writer.c) and the reader in pyprof-merge
+ * writer in libpyprof.so (preload/record/writer.c) and the reader in pyprof-merge
  * (merge/reader.c).  man/pyprof.5 documents the same thing for users.
  *
  * A file is a zstd stream (one or more concatenated frames) whose decoded

@@ -1,6 +1,6 @@
 /*
  * pyprof/unprofiled.h — the record a process leaves when it cannot be
- * profiled: the contract between the library (preload/not_profiled.c),
+ * profiled: the contract between the library (preload/record/not_profiled.c),
  * pyprof-run (which receives the records of processes that cannot write
  * into the output directory) and pyprof-merge (merge/unprofiled.c).
  * man/pyprof.5 documents it for users.

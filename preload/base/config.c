@@ -16,7 +16,7 @@
 
 struct pp_config pp_config;
 
-int pp_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
     if (!s || !*s)
         return -1;
@@ -36,7 +36,7 @@ static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
     unsigned v;
     if (!s)
         return def;
-    if (pp_parse_uint(s, lo, hi, &v) == 0)
+    if (config_parse_uint(s, lo, hi, &v) == 0)
         return v;
     pp_warn("%s=%s is not a number in [%u, %u]; using %u", name, s, lo, hi, def);
     return def;
@@ -76,7 +76,7 @@ static void absolute_out(void)
     }
 }
 
-void pp_config_load(void)
+void pp_config_init(void)
 {
     /* The log settings first: the other parsers may want to complain. */
     copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);

@@ -28,9 +28,9 @@ extern struct pp_config pp_config;
 
 /* Reads the environment into pp_config.  Makes PYPROF_OUT absolute against
  * the current directory (the first profiled process's cwd). */
-void pp_config_load(void);
+void pp_config_init(void);
 
 /* Parses an unsigned decimal in [lo, hi]; returns 0 on success. */
-int pp_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
+int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 
 #endif

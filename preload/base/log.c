@@ -37,7 +37,7 @@ static void emit(const char *fmt, va_list ap)
         fd = open(pp_config.log_file,
                   O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         opened = fd >= 0;
-    } else if (pp_fd_keep()) {
+    } else if (own_fd_keep()) {
         /* The sampler's private fd table has no stderr: the program's, by
          * its /proc name, for this one message.  Non-blocking: opening a
          * pipe whose reader is gone would wait for a reader for ever. */

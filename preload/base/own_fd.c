@@ -12,7 +12,7 @@
 
 static __thread int private_table __attribute__((tls_model("initial-exec")));
 
-int pp_fd_table_private(void)
+int own_fd_table_private(void)
 {
     /* The unshared table is made without the closed range: no copy of
      * the program's fds is held, not even for a moment (a copy would keep
@@ -23,9 +23,9 @@ int pp_fd_table_private(void)
     return 0;
 }
 
-int pp_fd_keep(void) { return private_table; }
+int own_fd_keep(void) { return private_table; }
 
-int pp_fd_is(int fd, dev_t dev, ino_t ino)
+int own_fd_is(int fd, dev_t dev, ino_t ino)
 {
     struct stat st;
     return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;

@@ -18,13 +18,13 @@
 
 /* Gives the calling thread a private, empty fd table.  Returns 0, or -1
  * (the thread keeps sharing the program's table). */
-int pp_fd_table_private(void);
+int own_fd_table_private(void);
 
 /* Whether the calling thread has its private table: fds of ours may stay
  * open between uses. */
-int pp_fd_keep(void);
+int own_fd_keep(void);
 
 /* Whether fd is open on the file (dev, ino). */
-int pp_fd_is(int fd, dev_t dev, ino_t ino);
+int own_fd_is(int fd, dev_t dev, ino_t ino);
 
 #endif

@@ -17,10 +17,10 @@ static _Atomic unsigned int *nthreads;
  * while the new one is already out. */
 static _Atomic int pending, out;
 
-void pp_uncount_prepare(void) { atomic_fetch_add(&pending, 1); }
-void pp_uncount_cancel(void) { atomic_fetch_sub(&pending, 1); }
+void uncounted_prepare(void) { atomic_fetch_add(&pending, 1); }
+void uncounted_cancel(void) { atomic_fetch_sub(&pending, 1); }
 
-int pp_uncount_sampler(void)
+int uncounted_sampler(void)
 {
     if (!nthreads)
         nthreads = (_Atomic unsigned int *)dlsym(RTLD_DEFAULT,
@@ -39,7 +39,7 @@ int pp_uncount_sampler(void)
     return r;
 }
 
-int pp_recount_sampler(void)
+int uncounted_recount(void)
 {
     struct timespec ms = { 0, 1000000 };
     while (atomic_load(&pending) > 0)
@@ -55,7 +55,7 @@ int pp_recount_sampler(void)
     return 1;
 }
 
-void pp_uncount_reset_child(void)
+void uncounted_after_fork(void)
 {
     atomic_store(&pending, 0);
     atomic_store(&out, 0);

@@ -14,25 +14,25 @@
 #define PYPROF_UNCOUNTED_H
 
 /* Called by the thread that creates the sampler, before pthread_create:
- * a sampler that ends at once waits in pp_recount_sampler until
- * pp_uncount_sampler (or pp_uncount_cancel, if pthread_create failed) has
+ * a sampler that ends at once waits in uncounted_recount until
+ * uncounted_sampler (or uncounted_cancel, if pthread_create failed) has
  * run, so that it never puts back what was not yet taken out. */
-void pp_uncount_prepare(void);
-void pp_uncount_cancel(void);
+void uncounted_prepare(void);
+void uncounted_cancel(void);
 
 /* Called by the thread that created the sampler, right after
  * pthread_create succeeded.  Returns 0, or -1 where glibc's count is not
  * found (the sampler then keeps a process whose threads all ended without
  * exit() alive: pyprof(7)). */
-int pp_uncount_sampler(void);
+int uncounted_sampler(void);
 
 /* Called by the sampler thread just before it returns.  Returns 1 if it
  * may return; 0 if every other thread has ended, in which case the last
  * of them is in exit() (glibc's, as above) and the sampler must not
  * return, since its own end would count as a last thread again. */
-int pp_recount_sampler(void);
+int uncounted_recount(void);
 
 /* Fork child: only the thread that forked is left; none is out. */
-void pp_uncount_reset_child(void);
+void uncounted_after_fork(void);
 
 #endif

@@ -100,13 +100,13 @@ static int read_vm(void *dst, uintptr_t src, size_t n)
 static int read_proc_mem(void *dst, uintptr_t src, size_t n)
 {
     int fd = proc_mem_fd, kept = 1;
-    if (!pp_fd_keep() || proc_mem_pid != pp_state.pid ||
-        !pp_fd_is(fd, proc_mem_dev, proc_mem_ino)) {
+    if (!own_fd_keep() || proc_mem_pid != pp_state.pid ||
+        !own_fd_is(fd, proc_mem_dev, proc_mem_ino)) {
         fd = open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return -1;
         struct stat st;
-        kept = pp_fd_keep() && fstat(fd, &st) == 0;
+        kept = own_fd_keep() && fstat(fd, &st) == 0;
         if (kept) {
             proc_mem_fd = fd;
             proc_mem_dev = st.st_dev;

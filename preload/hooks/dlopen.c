@@ -10,7 +10,7 @@
  * straight on to glibc by a jump, with the caller's return address still
  * in place; a path (with '/', found without any search) goes through the
  * C wrapper, which looks for an interpreter once the file is loaded.  A
- * bare-name load is looked at later (pp_dlopen_check): when the next
+ * bare-name load is looked at later (hooks_dlopen_check): when the next
  * thread-local key is created (CPython creates its keys as it starts, long
  * before it is initialized), at the next path load, or at the next fork.
  */
@@ -26,18 +26,18 @@
 typedef void *(*dlopen_fn)(const char *, int);
 
 /* Reached from the stub below only. */
-int pp_dlopen_route(const char *file);
-void *pp_dlopen_wrapped(const char *file, int mode);
+int dlopen_route(const char *file);
+void *dlopen_wrapped(const char *file, int mode);
 
 /* Read by the stub below: hidden, so reached PC-relative. */
-__attribute__((visibility("hidden"))) dlopen_fn pp_real_dlopen;
+__attribute__((visibility("hidden"))) dlopen_fn real_dlopen;
 static volatile int unchecked;     /* a bare-name load since the last look */
 static void (*detect_python)(void);
 
-void pp_dlopen_init(void (*detect)(void))
+void hooks_dlopen_init(void (*detect)(void))
 {
     detect_python = detect;
-    pp_real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
 }
 
 /* Looks for an interpreter if none was seen yet. */
@@ -49,9 +49,9 @@ static void detect_if_unseen(void)
 
 /* Which way a dlopen goes: 0 = straight on to glibc, 1 = the wrapper. */
 __attribute__((visibility("hidden"), used))
-int pp_dlopen_route(const char *file)
+int dlopen_route(const char *file)
 {
-    if (!pp_real_dlopen)          /* before our constructor: no stub jump */
+    if (!real_dlopen)          /* before our constructor: no stub jump */
         return 1;
     if (file && !strchr(file, '/')) {
         if (!pp_profile_seen())
@@ -62,11 +62,11 @@ int pp_dlopen_route(const char *file)
 }
 
 __attribute__((visibility("hidden"), used))
-void *pp_dlopen_wrapped(const char *file, int mode)
+void *dlopen_wrapped(const char *file, int mode)
 {
-    if (!pp_real_dlopen)
-        pp_real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-    void *h = pp_real_dlopen ? pp_real_dlopen(file, mode) : NULL;
+    if (!real_dlopen)
+        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *h = real_dlopen ? real_dlopen(file, mode) : NULL;
     if (h)
         detect_if_unseen();
     return h;
@@ -79,11 +79,11 @@ PP_EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
     static key_create_fn real;
     if (!real)
         real = (key_create_fn)dlsym(RTLD_NEXT, "pthread_key_create");
-    pp_dlopen_check();
+    hooks_dlopen_check();
     return real(key, destructor);
 }
 
-void pp_dlopen_check(void)
+void hooks_dlopen_check(void)
 {
     /* Only in the image itself (never a vfork child sharing our memory). */
     /* Kept armed until an interpreter shows up: a library's constructors
@@ -107,7 +107,7 @@ __asm__(
     "    .cfi_adjust_cfa_offset 8\n"
     "    sub $8, %rsp\n"
     "    .cfi_adjust_cfa_offset 8\n"
-    "    call pp_dlopen_route\n"
+    "    call dlopen_route\n"
     "    add $8, %rsp\n"
     "    .cfi_adjust_cfa_offset -8\n"
     "    pop %rsi\n"
@@ -116,7 +116,7 @@ __asm__(
     "    .cfi_adjust_cfa_offset -8\n"
     "    test %eax, %eax\n"
     "    jnz 1f\n"
-    "    jmp *pp_real_dlopen(%rip)\n"
-    "1:  jmp pp_dlopen_wrapped\n"
+    "    jmp *real_dlopen(%rip)\n"
+    "1:  jmp dlopen_wrapped\n"
     "    .cfi_endproc\n"
     ".size dlopen, .-dlopen\n");

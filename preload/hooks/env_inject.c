@@ -6,7 +6,7 @@
  * PYPROF_* settings the tree was started with are added where missing, so
  * `env -i`, `subprocess.run(env={})` and execve(path, argv, NULL) still
  * give a profiled child; PYPROF_PARENT is set to name the image the child
- * descends from (state.h).  With PYPROF_FOLLOW=0 our library is taken out
+ * descends from (base/identity.h).  With PYPROF_FOLLOW=0 our library is taken out
  * of LD_PRELOAD instead and nothing is added.
  */
 #include <string.h>
@@ -31,7 +31,7 @@ static char settings[NSETTINGS][1100];
 static unsigned captured;           /* bit i: settings[i] holds an entry */
 static char out_setting[PATH_MAX + 16];
 
-void pp_env_init(void)
+void env_inject_init(void)
 {
     /* The mask, not the 7 KiB of slots, says what is set: a process
      * that has no PYPROF_* settings (most of a build's sh and cc) then
@@ -135,7 +135,7 @@ static char *parent_entry(int how, char *dst)
     return dst;
 }
 
-size_t pp_env_slots(char *const *envp)
+size_t env_inject_slots(char *const *envp)
 {
     size_t n = 0;
     while (envp && envp[n])
@@ -143,10 +143,10 @@ size_t pp_env_slots(char *const *envp)
     return n + NSETTINGS + 4;
 }
 
-char *const *pp_env_patch(char *const *envp, int how, char **slots, size_t cap,
-                          char *strings)
+char *const *env_inject_patch(char *const *envp, int how, char **slots,
+                              size_t cap, char *strings)
 {
-    if (pp_env_slots(envp) > cap || cap > PP_ENV_MAX_SLOTS)
+    if (env_inject_slots(envp) > cap || cap > PP_ENV_MAX_SLOTS)
         return envp;
     int follow = pp_config.follow;
     const char *old_preload = NULL;

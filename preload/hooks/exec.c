@@ -37,21 +37,21 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 static execve_fn real_execve, real_execvpe;
 static execveat_fn real_execveat;
 static fexecve_fn real_fexecve;
-static pp_spawn_fn real_posix_spawn, real_posix_spawnp;
+static spawn_fn real_posix_spawn, real_posix_spawnp;
 
 static void system_after_fork(void);
 
-void pp_exec_init(void)
+void hooks_exec_init(void)
 {
     pthread_atfork(NULL, NULL, system_after_fork);
     real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
     real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
     real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
     real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-    real_posix_spawn = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-    real_posix_spawnp = (pp_spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-    pp_env_init();
-    pp_spawn_shell_init(real_posix_spawn);
+    real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+    real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+    env_inject_init();
+    spawn_shell_init(real_posix_spawn);
 }
 
 /* An exec by this image: finish the file, exec with the patched
@@ -227,7 +227,7 @@ PP_EXPORT int system(const char *cmd)
 
     pid_t pid;
     int status = -1;
-    int err = pp_spawn_shell(&pid, cmd, NULL, &attr);
+    int err = spawn_shell(&pid, cmd, NULL, &attr);
     posix_spawnattr_destroy(&attr);
     if (err == 0) {
         while (waitpid(pid, &status, 0) < 0) {

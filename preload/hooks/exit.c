@@ -7,7 +7,7 @@
  *                                    is not counted: uncounted.h)
  *   os._exit / _exit / _Exit      -> interposed here (no atexit runs)
  *   fatal signals with SIG_DFL    -> sigchain.c finishes, then dies the same way
- *   exec                          -> hooks_exec.c via pp_before_exec
+ *   exec                          -> exec.c via pp_before_exec
  *   SIGKILL                       -> nothing to do: the periodic flush bounds
  *                                    the loss to PYPROF_FLUSH_MS
  */
@@ -46,7 +46,7 @@ static void register_exit(void)
     on_exit(at_exit, NULL);
 }
 
-void pp_exit_init(void)
+void hooks_exit_init(void)
 {
     real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
     real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");

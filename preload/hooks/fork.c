@@ -1,5 +1,5 @@
 /*
- * hooks_fork.c — a fork child is a new image with its own file.
+ * fork.c — a fork child is a new image with its own file.
  *
  * fork() is wrapped (not handled in a pthread_atfork child handler) so that
  * the child's sampler is started in ordinary code after fork returned,
@@ -26,7 +26,7 @@
 typedef pid_t (*fork_fn)(void);
 static fork_fn real_fork;
 
-void pp_fork_init(void)
+void hooks_fork_init(void)
 {
     real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
 }
@@ -40,8 +40,8 @@ static void become_child(void)
     pp_state.uid = pp_new_uid();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
-    writer_forget();
-    sampler_reset_child();
+    writer_after_fork();
+    sampler_after_fork();
     pyvm_after_fork();
     pp_start(PP_START_FORK);
 }
@@ -51,7 +51,7 @@ PP_EXPORT pid_t fork(void)
     if (!real_fork)
         real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
     if (!pp_profile_sampling())
-        pp_dlopen_check();     /* a pre-fork server that loaded Python */
+        hooks_dlopen_check();     /* a pre-fork server that loaded Python */
     if (!pp_profile_sampling())
         return real_fork();
     sampler_pause();
@@ -62,6 +62,6 @@ PP_EXPORT pid_t fork(void)
     }
     sampler_resume();
     if (pid > 0)
-        pp_hide_thread_arm();
+        stat_filter_arm();
     return pid;
 }

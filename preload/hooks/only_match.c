@@ -5,7 +5,7 @@
 #include "base/config.h"
 #include "hooks/hooks.h"
 
-int pp_only_match(char *const *argv)
+int only_match(char *const *argv)
 {
     char line[8192];
     size_t n = 0;

@@ -1,5 +1,5 @@
 /*
- * hooks_popen.c — popen() and pclose() done here, so that the child gets
+ * popen.c — popen() and pclose() done here, so that the child gets
  * the profiled environment without the process's own being touched.
  *
  * glibc's popen spawns with the global environ and has no envp to give,
@@ -40,15 +40,15 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *streams;
 static size_t nstreams, streams_cap;
 
-static void after_fork(void);
+static void popen_after_fork(void);
 
-void pp_popen_init(void)
+void hooks_popen_init(void)
 {
-    pthread_atfork(NULL, NULL, after_fork);
+    pthread_atfork(NULL, NULL, popen_after_fork);
 }
 
 /* The child has no other thread that could hold the lock. */
-static void after_fork(void)
+static void popen_after_fork(void)
 {
     pthread_mutex_init(&lock, NULL);
 }
@@ -106,7 +106,7 @@ PP_EXPORT FILE *popen(const char *cmd, const char *mode)
             err = posix_spawn_file_actions_addclose(&fa, streams[i].fd);
     pid_t pid = -1;
     if (!err)
-        err = pp_spawn_shell(&pid, cmd, &fa, NULL);
+        err = spawn_shell(&pid, cmd, &fa, NULL);
     posix_spawn_file_actions_destroy(&fa);
     close(theirs);
     FILE *f = NULL;

@@ -7,12 +7,12 @@
 
 extern char **environ;
 
-static pp_spawn_fn real_posix_spawn;
+static spawn_fn real_posix_spawn;
 
-void pp_spawn_shell_init(pp_spawn_fn real) { real_posix_spawn = real; }
+void spawn_shell_init(spawn_fn real) { real_posix_spawn = real; }
 
-int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
-                   const posix_spawnattr_t *attr)
+int spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
+                const posix_spawnattr_t *attr)
 {
     char *argv[] = { "sh", "-c", (char *)cmd, NULL };
     PATCHED_ENV(env, environ, PP_START_SPAWN);

@@ -8,14 +8,14 @@
 
 #include <spawn.h>
 
-typedef int (*pp_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                           const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                        const posix_spawnattr_t *, char *const[], char *const[]);
 
 /* glibc's posix_spawn, as the exec hooks resolved it (exec.c). */
-void pp_spawn_shell_init(pp_spawn_fn real_posix_spawn);
+void spawn_shell_init(spawn_fn real_posix_spawn);
 
 /* As posix_spawn of "sh -c cmd": 0 or an error number. */
-int pp_spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
-                   const posix_spawnattr_t *attr);
+int spawn_shell(pid_t *pid, const char *cmd, const posix_spawn_file_actions_t *fa,
+                const posix_spawnattr_t *attr);
 
 #endif

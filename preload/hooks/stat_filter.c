@@ -1,5 +1,5 @@
 /*
- * hide_thread.c — the sampler thread is not counted where CPython counts
+ * stat_filter.c — the sampler thread is not counted where CPython counts
  * threads right after fork.
  *
  * CPython >= 3.12 warns ("This process ... is multi-threaded, use of
@@ -32,7 +32,7 @@ static fopen_fn real_fopen, real_fopen64;
 static __thread int armed __attribute__((tls_model("initial-exec")));
 
 
-void pp_hide_thread_arm(void) { armed = 1; }
+void stat_filter_arm(void) { armed = 1; }
 
 static FILE *stat_without_us(fopen_fn real, const char *path, const char *mode)
 {
@@ -43,7 +43,7 @@ static FILE *stat_without_us(fopen_fn real, const char *path, const char *mode)
     size_t len = fread(line, 1, sizeof line - 1, f);
     line[len] = 0;
     size_t nlen = len && len < sizeof line - 1
-                      ? pp_stat_hide_threads(line, len, sizeof line, 1)
+                      ? stat_line_hide_threads(line, len, sizeof line, 1)
                       : 0;
     if (!nlen) {
         rewind(f);

@@ -1,5 +1,5 @@
 /*
- * procstat.c — editing a /proc/PID/stat line (for hide_thread.c), kept
+ * stat_line.c — editing a /proc/PID/stat line (for stat_filter.c), kept
  * apart so that the unit tests can reach it without the fopen hooks.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
  * minus `ours`.  Field 2 is "(comm)", which may hold spaces and
  * parentheses: the fields after it start after the last ')'.  Returns the
  * new length, or 0 when the line is not what it should be. */
-size_t pp_stat_hide_threads(char *line, size_t len, size_t cap, long ours)
+size_t stat_line_hide_threads(char *line, size_t len, size_t cap, long ours)
 {
     char *p = NULL;
     for (size_t i = len; i > 0; i--)

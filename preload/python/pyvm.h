@@ -4,10 +4,11 @@
  * in the sampler thread (pyvm_detect in the constructor), and every read
  * of interpreter memory goes through safe_read().
  *
- * Layers, outermost first:
- *   pyvm.c            finds _PyRuntime and the version, picks the layout
- *                     once, walks interpreters -> thread states -> frames
- *   layout/...         one struct py_layout per layout family: static
+ * Parts, outermost first:
+ *   detect.c          finds _PyRuntime and the version, picks the layout
+ *                     once, tells when the interpreter is ready
+ *   walk.c            walks interpreters -> thread states -> frames
+ *   layout/...        one struct py_layout per layout family: static
  *                     tables for 3.10/3.11/3.12, _Py_DebugOffsets for 3.13+
  *   codecache.c       code object -> names, first line, line table
  *                     (cached, validated against address reuse)

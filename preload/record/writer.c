@@ -72,16 +72,16 @@ static struct {
  * written. */
 static int out_fd(void)
 {
-    if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+    if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
         return w.fd;
     int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    if (!pp_fd_is(fd, w.dev, w.ino)) {
+    if (!own_fd_is(fd, w.dev, w.ino)) {
         close(fd);
         return -1;
     }
-    if (pp_fd_keep())
+    if (own_fd_keep())
         w.fd = fd;
     return fd;
 }
@@ -91,7 +91,7 @@ static void write_all(const uint8_t *p, size_t n)
     if (w.broken || !n)
         return;
     int fd = out_fd();
-    int kept = fd >= 0 && fd == w.fd && pp_fd_keep();
+    int kept = fd >= 0 && fd == w.fd && own_fd_keep();
     if (fd < 0) {
         w.broken = 1;
         pp_warn("profile file %s is gone; sampling goes on unrecorded", w.path);
@@ -120,9 +120,9 @@ static void compress(ZSTD_EndDirective mode)
     size_t left;
     do {
         ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-        left = pp_zstd.compressStream2(w.cctx, &out, &in, mode);
-        if (pp_zstd.isError(left)) {
-            pp_warn("zstd: %s", pp_zstd.getErrorName(left));
+        left = zstd_lazy.compressStream2(w.cctx, &out, &in, mode);
+        if (zstd_lazy.isError(left)) {
+            pp_warn("zstd: %s", zstd_lazy.getErrorName(left));
             w.broken = 1;
             break;
         }
@@ -150,8 +150,8 @@ static void record(int kind, const uint8_t *payload, size_t len)
         ZSTD_inBuffer in = { payload, len, 0 };
         while (in.pos < in.size && !w.broken) {
             ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-            size_t r = pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
-            if (pp_zstd.isError(r)) { w.broken = 1; break; }
+            size_t r = zstd_lazy.compressStream2(w.cctx, &out, &in, ZSTD_e_continue);
+            if (zstd_lazy.isError(r)) { w.broken = 1; break; }
             write_all(w.out, out.pos);
         }
         return;
@@ -456,18 +456,18 @@ static void file_name(char *dst, size_t cap, const char *argv0)
 
 /* The compressor and the buffers, made once; each is kept when made, so a
  * failed attempt is finished by the next one.  libzstd is loaded by the
- * callers (pp_zstd_load says why it could not be). */
+ * callers (zstd_lazy_init says why it could not be). */
 static int alloc_buffers(void)
 {
-    if (!w.cctx && (w.cctx = pp_zstd.createCCtx()) != NULL) {
-        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
-        pp_zstd.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
+    if (!w.cctx && (w.cctx = zstd_lazy.createCCtx()) != NULL) {
+        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
+        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
     }
     if (!w.raw)
         w.raw = malloc(RAW_CAP);
     if (!w.out) {
-        w.out_cap = pp_zstd.CStreamOutSize();
+        w.out_cap = zstd_lazy.CStreamOutSize();
         w.out = malloc(w.out_cap);
     }
     if (!w.tick)
@@ -475,10 +475,10 @@ static int alloc_buffers(void)
     return w.cctx && w.raw && w.out && w.tick ? 0 : -1;
 }
 
-int writer_prepare(void)
+int writer_init(void)
 {
     int had = w.cctx != NULL;       /* a fork child's is ready: inherited */
-    if (pp_zstd_load() != 0 || alloc_buffers() != 0)
+    if (zstd_lazy_init() != 0 || alloc_buffers() != 0)
         return -1;
     if (had)
         return 0;
@@ -487,8 +487,8 @@ int writer_prepare(void)
     uint8_t probe = 0;
     ZSTD_inBuffer in = { &probe, 1, 0 };
     ZSTD_outBuffer out = { w.out, w.out_cap, 0 };
-    pp_zstd.compressStream2(w.cctx, &out, &in, ZSTD_e_end);
-    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    zstd_lazy.compressStream2(w.cctx, &out, &in, ZSTD_e_end);
+    zstd_lazy.CCtx_reset(w.cctx, ZSTD_reset_session_only);
     return 0;
 }
 
@@ -548,7 +548,7 @@ int writer_open(const struct writer_image *img)
      * counted as missed) starts here, before the work of creating it. */
     uint64_t start_ns = now_ns(CLOCK_REALTIME);
     uint64_t start_mono = now_ns(CLOCK_MONOTONIC);
-    if (pp_zstd_load() != 0)
+    if (zstd_lazy_init() != 0)
         return -1;              /* it said why */
     if (alloc_buffers() != 0) {
         pp_not_profiled("out of memory");
@@ -571,7 +571,7 @@ int writer_open(const struct writer_image *img)
     w.ino = st.st_ino;
     w.have_file = 1;
     w.fd = -1;
-    if (pp_fd_keep())
+    if (own_fd_keep())
         w.fd = fd;
     else
         close(fd);
@@ -583,7 +583,7 @@ int writer_open(const struct writer_image *img)
     reset_tables();
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
-    pp_zstd.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    zstd_lazy.CCtx_reset(w.cctx, ZSTD_reset_session_only);
     write_header(img, start_ns);
     pp_log(1, "profiling into %s", w.path);
     return 0;
@@ -679,7 +679,7 @@ static void emit_rejects(void)
     nrejects = 0;
 }
 
-static void put_counters(const struct pp_counters *c, struct buf *b)
+static void put_counters(const struct writer_counters *c, struct buf *b)
 {
     put_varint(b, c->samples);
     put_varint(b, c->rejected);
@@ -690,7 +690,7 @@ static void put_counters(const struct pp_counters *c, struct buf *b)
     put_varint(b, c->idle);
 }
 
-void writer_flush(const struct pp_counters *c)
+void writer_flush(const struct writer_counters *c)
 {
     if (!w.have_file)
         return;
@@ -702,7 +702,7 @@ void writer_flush(const struct pp_counters *c)
     compress(ZSTD_e_flush);
 }
 
-void writer_end(int how, int value, const struct pp_counters *c)
+void writer_end(int how, int value, const struct writer_counters *c)
 {
     if (!w.have_file)
         return;
@@ -738,7 +738,8 @@ static void reset_tables(void)
         w.paths[i].len = 0;
 }
 
-void writer_forget(void)
+/* Drops this image's file and unwritten bytes without writing anything. */
+static void forget(void)
 {
     /* The parent owns the file and everything buffered: the child must
      * not write a byte of it.  Tables are rebuilt for the child's file;
@@ -754,11 +755,13 @@ void writer_forget(void)
 void writer_discard(void)
 {
     if (w.have_file) {
-        if (w.fd >= 0 && pp_fd_keep() && pp_fd_is(w.fd, w.dev, w.ino))
+        if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
             close(w.fd);
         unlink(w.path);
     }
-    writer_forget();
+    forget();
 }
+
+void writer_after_fork(void) { forget(); }
 
 uint64_t writer_bytes(void) { return w.bytes; }

@@ -11,7 +11,7 @@
 
 struct pyvm_thread;
 
-struct pp_counters {
+struct writer_counters {
     uint64_t samples;        /* thread-samples written                     */
     uint64_t rejected;       /* stacks dropped as torn/unreadable          */
     uint64_t missed;         /* timer expirations we could not serve       */
@@ -25,7 +25,7 @@ struct pp_counters {
 /* Allocates the buffers and the compressor before the first tick, so that
  * neither the file's creation nor its first flush costs ticks.  Optional
  * (writer_open does what is missing); -1 when out of memory. */
-int writer_prepare(void);
+int writer_init(void);
 
 /* What the header says besides the image's identity (pp_state). */
 struct writer_image {
@@ -54,15 +54,15 @@ void writer_reject(uint32_t thread_idx);
 
 /* Makes everything so far decodable from the file (ZSTD_e_flush + write),
  * preceded by a COUNTERS record. */
-void writer_flush(const struct pp_counters *c);
+void writer_flush(const struct writer_counters *c);
 
 /* END record, end of zstd frame, write.  The file stays open: if an exec
  * fails the image goes on writing (a new zstd frame) into it. */
-void writer_end(int how, int value, const struct pp_counters *c);
+void writer_end(int how, int value, const struct writer_counters *c);
 
 /* Fork child: forget the parent's file and unwritten bytes without
  * writing anything.  Async-signal-safe (no allocation, no locks). */
-void writer_forget(void);
+void writer_after_fork(void);
 
 /* Closes and removes this image's file (it held nothing worth keeping). */
 void writer_discard(void);

@@ -12,22 +12,22 @@
 #define PP_ZSTD_SONAME "libzstd.so.1"
 #endif
 
-struct pp_zstd_api pp_zstd;
+struct zstd_lazy_api zstd_lazy;
 
 static const struct {
     const char *name;
     size_t off;
 } entry[] = {
-    { "ZSTD_createCCtx", offsetof(struct pp_zstd_api, createCCtx) },
-    { "ZSTD_CStreamOutSize", offsetof(struct pp_zstd_api, CStreamOutSize) },
-    { "ZSTD_CCtx_setParameter", offsetof(struct pp_zstd_api, CCtx_setParameter) },
-    { "ZSTD_CCtx_reset", offsetof(struct pp_zstd_api, CCtx_reset) },
-    { "ZSTD_compressStream2", offsetof(struct pp_zstd_api, compressStream2) },
-    { "ZSTD_isError", offsetof(struct pp_zstd_api, isError) },
-    { "ZSTD_getErrorName", offsetof(struct pp_zstd_api, getErrorName) },
+    { "ZSTD_createCCtx", offsetof(struct zstd_lazy_api, createCCtx) },
+    { "ZSTD_CStreamOutSize", offsetof(struct zstd_lazy_api, CStreamOutSize) },
+    { "ZSTD_CCtx_setParameter", offsetof(struct zstd_lazy_api, CCtx_setParameter) },
+    { "ZSTD_CCtx_reset", offsetof(struct zstd_lazy_api, CCtx_reset) },
+    { "ZSTD_compressStream2", offsetof(struct zstd_lazy_api, compressStream2) },
+    { "ZSTD_isError", offsetof(struct zstd_lazy_api, isError) },
+    { "ZSTD_getErrorName", offsetof(struct zstd_lazy_api, getErrorName) },
 };
 
-int pp_zstd_load(void)
+int zstd_lazy_init(void)
 {
     static int state;               /* 0 untried, 1 loaded, -1 failed */
     if (state)
@@ -41,7 +41,7 @@ int pp_zstd_load(void)
         pp_not_profiled("cannot load %s (%s)", PP_ZSTD_SONAME, e ? e : "?");
         return -1;
     }
-    struct pp_zstd_api api;
+    struct zstd_lazy_api api;
     for (size_t i = 0; i < sizeof entry / sizeof entry[0]; i++) {
         void *fn = dlsym(h, entry[i].name);
         if (!fn) {
@@ -52,7 +52,7 @@ int pp_zstd_load(void)
         }
         *(void **)((char *)&api + entry[i].off) = fn;
     }
-    pp_zstd = api;
+    zstd_lazy = api;
     state = 1;
     return 0;
 }

@@ -11,7 +11,7 @@
 #include <zstd.h>
 
 /* The compression entry points the writer uses, typed from zstd.h. */
-struct pp_zstd_api {
+struct zstd_lazy_api {
     __typeof__(ZSTD_createCCtx) *createCCtx;
     __typeof__(ZSTD_CStreamOutSize) *CStreamOutSize;
     __typeof__(ZSTD_CCtx_setParameter) *CCtx_setParameter;
@@ -21,11 +21,11 @@ struct pp_zstd_api {
     __typeof__(ZSTD_getErrorName) *getErrorName;
 };
 
-extern struct pp_zstd_api pp_zstd;
+extern struct zstd_lazy_api zstd_lazy;
 
-/* Loads libzstd (PP_ZSTD_SONAME, found by configure) and fills pp_zstd.
+/* Loads libzstd (PP_ZSTD_SONAME, found by configure) and fills zstd_lazy.
  * Idempotent; first called by the constructor of an interpreter process,
  * before any other thread of ours exists.  0, or -1 after one warning. */
-int pp_zstd_load(void);
+int zstd_lazy_init(void);
 
 #endif

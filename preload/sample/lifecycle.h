@@ -2,56 +2,52 @@
  * lifecycle.h — the states of this process image's profile, the moves
  * between them, which thread makes each, and how the state is shared.
  *
- *                 interpreter found (detect)          sampler_start failed,
- *   DORMANT ─────────────────────────────► STARTING ─► OFF  PYPROF_ONLY, no
- *      │  no interpreter: stays (a dlopen      │            zstd, no guard
- *      │  may bring one)                        │ sampler thread started
- *      └─ unsupported interpreter ─► OFF        ▼
- *                                           SAMPLING ◄───────────────┐
- *                                              │ pp_finish (exit,      │
- *                                              │ _exit, fatal signal,  │ exec
- *                                              │ exec, destructor)     │ failed
- *                                              ▼                       │
- *                                          FINISHING ─► ENDED ─────────┘
+ *   DORMANT    no supported interpreter seen (yet).  Every process starts
+ *              here, and most (sh, cc, make) stay.
+ *   STARTING   an interpreter was found; the read guard, the exit hooks and
+ *              the sampler thread are being set up.
+ *   OFF        not profiled, for good.
+ *   SAMPLING   the sampler thread runs.  Its file exists once has_file is
+ *              set (its first tick with an initialized interpreter, or its
+ *              end); until then it waits for the interpreter.
+ *   FINISHING  one thread posted the end and waits, bounded, for the
+ *              sampler to write it and stop; any other thread that wants
+ *              to finish meanwhile waits for the same acknowledgement.
+ *   ENDED      END written (or the file discarded) and the sampler gone, or
+ *              the wait ran out.
  *
- *   DORMANT   no supported interpreter seen yet; every process starts so
- *             and most (sh, cc, make) stay so.  Made by: nobody (zero).
- *   STARTING  an interpreter was found; the guard, the exit hooks and the
- *             sampler are being set up.  Made by: the thread that found it
- *             (the constructor's, or one that called dlopen), by one
- *             compare-and-swap from DORMANT, so two dlopens cannot both
- *             start; in a fork child by the fork wrapper (child only).
- *   OFF       not profiled, for good (unsupported version, PYPROF_ONLY, no
- *             libzstd, no safe read, no thread).  Made by: the STARTING
- *             thread, or the detecting thread from DORMANT.
- *   SAMPLING  the sampler thread runs.  Its file exists once has_file is
- *             set (at its first tick with a ready interpreter); before,
- *             it waits for the interpreter.  Made by: the STARTING thread,
- *             or the thread whose exec failed (from ENDED).
- *   FINISHING one thread (exit, _exit, a fatal signal's handler, an exec
- *             hook, the destructor) posted the end and waits, bounded, for
- *             the sampler's acknowledgement; others that want to finish
- *             meanwhile wait for the same acknowledgement.  Made by: that
- *             thread, by compare-and-swap from SAMPLING.  Never by the
- *             sampler thread itself, nor by a vfork child (getpid() differs
- *             from pp_state.pid).
- *   ENDED     the sampler wrote END (or discarded the file) and stopped, or
- *             the wait ran out.  Made by: the FINISHING thread.
+ *   from       to         made by                     when
+ *   DORMANT    STARTING   the thread that detects     a supported interpreter
+ *                         (the constructor's, or one  is found
+ *                         that called dlopen), by
+ *                         compare-and-swap
+ *   DORMANT    OFF        the same, by c-a-s          one this library cannot
+ *                                                     read
+ *   STARTING   SAMPLING   the same thread             the sampler started
+ *   STARTING   OFF        the same thread             PYPROF_ONLY does not
+ *                                                     match, no libzstd, no
+ *                                                     safe read, no thread
+ *   SAMPLING   FINISHING  the thread that finishes    exit, _exit, a fatal
+ *                         (never the sampler, never   signal's default action,
+ *                         a vfork child), by c-a-s    exec, the destructor
+ *   FINISHING  ENDED      the same thread             acknowledged or timed out
+ *   ENDED      SAMPLING   the thread whose exec       the old sampler is gone
+ *                         failed                      and a new one started
+ *   (any)      STARTING   a fork child's only thread  fork: a new image
  *
  * Pauses, which are not states: across fork() the forking thread holds the
- * sampler between ticks (sampler_pause/sampler_resume: the tick lock), and
- * the child, which has no sampler thread, is a new image that goes from
- * STARTING again.  Across exec the image goes FINISHING -> ENDED (END with
- * how = exec) and back to SAMPLING, in the same file, if the exec fails.
+ * sampler between two ticks (sampler_pause/sampler_resume); across exec
+ * the image goes FINISHING -> ENDED (END with how = exec) and, if the exec
+ * fails, back to SAMPLING in the same file.
  *
- * Shared fields, all C11 atomics (read from any thread, a vfork child or a
- * signal handler; async-signal-safe):
- *   phase     enum pp_phase; written only by the transitions above.
- *   has_file  this image's file exists (so a child may name it as parent);
+ * Shared fields, both C11 atomics, read from any thread, a vfork child or
+ * a signal handler (async-signal-safe):
+ *   phase     enum pp_phase; written only by the moves above.
+ *   has_file  this image's file exists (a child may name it as parent);
  *             written only by the sampler thread (file created, file
- *             discarded) and by the fork child before its sampler starts.
- * Everything else about the sampler (its thread id, the finish request,
- * the acknowledgement, its counters) is private to sampler.c.
+ *             discarded) and by a fork child before its sampler starts.
+ * Everything else about the sampler (its thread id, the end request and
+ * its acknowledgement, its counters) is private to sampler.c.
  */
 #ifndef PYPROF_LIFECYCLE_H
 #define PYPROF_LIFECYCLE_H

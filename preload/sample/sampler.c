@@ -1,6 +1,6 @@
 /*
  * sampler.c — the thread, its timer, one tick, and the requests that end
- * or suspend an image's file (lifecycle.h).
+ * or suspend an image's file (lifecycle.c makes them: lifecycle.h).
  *
  * Only this thread touches the writer once it runs; other threads (exit
  * paths, signal handlers, exec hooks) post a request, kick the thread with
@@ -54,17 +54,26 @@ struct thread_slot {
     uint64_t wall_ns;       /* tick time of the thread's previous sample   */
 };
 
+/* Shared with the threads that start, pause and end the sampler
+ * (lifecycle.c, the fork wrapper): atomics; or plain values written
+ * before the atomic store that publishes them (the end request's
+ * how/value/discard before `request`, file_created before the thread
+ * starts); or under tick_lock, which a tick holds and so does the forking
+ * thread across fork(). */
 static pthread_t thread;
-static _Atomic pid_t sampler_tid;
+static _Atomic pid_t sampler_tid;   /* 0 until the thread names itself   */
 static _Atomic int running;
-static _Atomic int request;
-static _Atomic int acked;
+static _Atomic int request;         /* enum request                      */
+static _Atomic int acked;           /* the end was served                */
 static int req_how, req_value;
 static int discard_on_finish;   /* exec of a fork child that never sampled */
 static void (*file_created)(void);
 static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct pp_counters counters;
+/* The sampler thread's own, and a fork child's before its sampler starts
+ * (sampler_after_fork).  counters.samples is also read, racily but a
+ * whole word at a time, by pp_before_exec. */
+static struct writer_counters counters;
 static struct thread_slot *threads;
 static size_t threads_cap, threads_used;
 static uint32_t next_thread_idx;
@@ -425,7 +434,7 @@ static void spin_loop(const sigset_t *set)
  * not end as a thread too. */
 static void *leave(void)
 {
-    if (!pp_recount_sampler())
+    if (!uncounted_recount())
         for (;;)
             pause();
     return NULL;
@@ -435,13 +444,13 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = gettid_raw();
-    if (pp_fd_table_private() != 0)
+    if (own_fd_table_private() != 0)
         pp_log(1, "no private fd table (%s); the profile is opened for each "
                   "write", strerror(errno));
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
-    writer_prepare();
+    writer_init();
     pyvm_on_reject(on_reject);
     last_flush_ns = mono_ns();
     if (may_spin()) {
@@ -505,12 +514,12 @@ int sampler_start(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 << 10);
-    pp_uncount_prepare();
+    uncounted_prepare();
     int r = pthread_create(&thread, &attr, sampler_main, NULL);
     if (r == 0)
-        pp_uncount_sampler();
+        uncounted_sampler();
     else
-        pp_uncount_cancel();
+        uncounted_cancel();
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
@@ -532,14 +541,14 @@ int sampler_alive(void) { return atomic_load(&running) != 0; }
 void sampler_pause(void) { pthread_mutex_lock(&tick_lock); }
 void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
 
-void sampler_reset_child(void)
+void sampler_after_fork(void)
 {
     pthread_mutex_init(&tick_lock, NULL);
     running = 0;
     sampler_tid = 0;
     file_open = 0;
     main_gone = 0;
-    pp_uncount_reset_child();
+    uncounted_after_fork();
     memset(&counters, 0, sizeof counters);
     if (threads)
         memset(threads, 0, threads_cap * sizeof *threads);

@@ -45,9 +45,9 @@ uint64_t sampler_samples(void);
 
 /* Fork support: sampler_pause() waits until no tick is in progress and
  * keeps the next one from starting; sampler_resume() undoes it in the
- * parent; sampler_reset_child() drops the (absent) thread in the child. */
+ * parent; sampler_after_fork() drops the (absent) thread in the child. */
 void sampler_pause(void);
 void sampler_resume(void);
-void sampler_reset_child(void);
+void sampler_after_fork(void);
 
 #endif

@@ -609,7 +609,7 @@ Test(core, a_non_python_process_keeps_its_output_and_status_and_writes_no_file,
 }
 
 /* Every exec of the tree pays for what the library maps: libzstd is only
- * for processes that write a profile (preload/zstd_lazy.h). */
+ * for processes that write a profile (preload/record/zstd_lazy.h). */
 Test(core, a_non_python_process_maps_the_library_but_not_libzstd,
      .timeout = 60)
 {

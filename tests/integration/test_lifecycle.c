@@ -219,7 +219,7 @@ PP_TEST(lifecycle, multiprocessing_spawn_workers_are_profiled, .timeout = 90)
 /* CPython >= 3.12 warns when os.fork() runs in a multi-threaded process.
  * The sampler thread must not make a single-threaded program warn, and a
  * program with threads of its own must still be warned, exactly as
- * without the preload (hide_thread.c). */
+ * without the preload (preload/hooks/stat_filter.c). */
 static void fork_warning(const struct pp_python *py, const char *mode)
 {
     const char *dir = pp_tmpdir();

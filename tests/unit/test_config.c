@@ -61,7 +61,7 @@ Test(config, defaults_without_any_variable)
     char cwd[PATH_MAX], want[PATH_MAX + 16];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(want, sizeof want, "%s/pyprof.out", strcmp(cwd, "/") ? cwd : "");
-    pp_config_load();
+    pp_config_init();
     cr_assert_eq(pp_config.hz, PP_DEFAULT_HZ);
     cr_assert_eq(pp_config.follow, 1);
     cr_assert_eq(pp_config.flush_ms, PP_DEFAULT_FLUSH_MS);
@@ -83,7 +83,7 @@ Test(config, every_variable_reaches_pp_config)
     setenv("PYPROF_LOG", "2", 1);
     setenv("PYPROF_LOG_FILE", "/tmp/pyprof-config-unused.log", 1);
     setenv(PP_ENV_RUN_SOCKET, "@pyprof-run-42", 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_str_eq(pp_config.out_dir, "/srv/profiles");
     cr_assert_eq(pp_config.hz, 250);
     cr_assert_eq(pp_config.follow, 0);
@@ -99,12 +99,12 @@ Test(config, limits_of_the_numbers_are_accepted)
     clear_env();
     setenv("PYPROF_HZ", "200000", 1);
     setenv("PYPROF_FLUSH_MS", "60000", 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_eq(pp_config.hz, PP_MAX_HZ);
     cr_assert_eq(pp_config.flush_ms, 60000);
     setenv("PYPROF_HZ", "1", 1);
     setenv("PYPROF_FLUSH_MS", "1", 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_eq(pp_config.hz, 1);
     cr_assert_eq(pp_config.flush_ms, 1);
 }
@@ -125,7 +125,7 @@ Test(config, bad_numbers_give_the_default_and_one_message)
         clear_env();
         log_to_file();
         setenv(bad[i].var, bad[i].value, 1);
-        pp_config_load();
+        pp_config_init();
         cr_assert_eq(pp_config.hz, PP_DEFAULT_HZ, "%s=%s", bad[i].var, bad[i].value);
         cr_assert_eq(pp_config.flush_ms, PP_DEFAULT_FLUSH_MS, "%s=%s", bad[i].var,
                      bad[i].value);
@@ -144,12 +144,12 @@ Test(config, bad_log_level_gives_its_default)
 {
     clear_env();
     setenv("PYPROF_LOG", "3", 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_eq(pp_config.log_level, 0);
     clear_env();
     setenv("PYPROF_LOG", "loud", 1);
     setenv("PYPROF_LOG_FILE", "/tmp/pyprof-config-unused.log", 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_eq(pp_config.log_level, 1);
 }
 
@@ -161,7 +161,7 @@ Test(config, over_long_strings_are_ignored_with_one_message)
     memset(only, 'x', sizeof only - 1);
     only[sizeof only - 1] = 0;
     setenv("PYPROF_ONLY", only, 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_str_empty(pp_config.only);
     char first[2048];
     cr_assert_eq(log_lines(first, sizeof first), 1);
@@ -172,7 +172,7 @@ Test(config, over_long_strings_are_ignored_with_one_message)
     clear_env();
     only[sizeof only - 2] = 0;
     setenv("PYPROF_ONLY", only, 1);
-    pp_config_load();
+    pp_config_init();
     cr_assert_str_eq(pp_config.only, only);
 }
 
@@ -184,28 +184,28 @@ Test(config, relative_out_is_made_absolute_against_the_cwd)
     cr_assert_eq(chdir(dir), 0);
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     setenv("PYPROF_OUT", "runs/today", 1);
-    pp_config_load();
+    pp_config_init();
     snprintf(want, sizeof want, "%s/runs/today", cwd);
     cr_assert_str_eq(pp_config.out_dir, want);
     cr_assert_eq(chdir("/"), 0);
     rmdir(dir);
 
     /* at the root: no doubled slash */
-    pp_config_load();
+    pp_config_init();
     cr_assert_str_eq(pp_config.out_dir, "/runs/today");
 }
 
 Test(config, parse_uint_takes_plain_decimals_in_range_only)
 {
     unsigned v = 7;
-    cr_assert_eq(pp_parse_uint("42", 1, 100, &v), 0);
+    cr_assert_eq(config_parse_uint("42", 1, 100, &v), 0);
     cr_assert_eq(v, 42);
-    cr_assert_eq(pp_parse_uint("100", 1, 100, &v), 0);
+    cr_assert_eq(config_parse_uint("100", 1, 100, &v), 0);
     cr_assert_eq(v, 100);
     const char *bad[] = { NULL, "", "0", "101", "-1", "4 2", "42 ", "0x10", "1e3" };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         v = 7;
-        cr_assert_neq(pp_parse_uint(bad[i], 1, 100, &v), 0, "accepted %s",
+        cr_assert_neq(config_parse_uint(bad[i], 1, 100, &v), 0, "accepted %s",
                       bad[i] ? bad[i] : "NULL");
         cr_assert_eq(v, 7);
     }

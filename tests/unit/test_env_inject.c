@@ -50,7 +50,7 @@ static void capture(const char *hz, const char *log)
         setenv("PYPROF_HZ", hz, 1);
     if (log)
         setenv("PYPROF_LOG", log, 1);
-    pp_env_init();
+    env_inject_init();
 }
 
 static char *slots[64];
@@ -58,9 +58,9 @@ static char strings[PP_ENV_STRBUF];
 
 static char *const *patch(char *const *envp, int how)
 {
-    size_t cap = pp_env_slots(envp);
+    size_t cap = env_inject_slots(envp);
     cr_assert_leq(cap, sizeof slots / sizeof *slots);
-    return pp_env_patch(envp, how, slots, cap, strings);
+    return env_inject_patch(envp, how, slots, cap, strings);
 }
 
 static size_t count(char *const *env)
@@ -181,14 +181,14 @@ Test(env_inject, too_large_environments_pass_unchanged, .init = setup)
     cr_assert_not_null(big);
     for (size_t i = 0; i < n; i++)
         big[i] = "K=v";
-    size_t cap = pp_env_slots(big);
+    size_t cap = env_inject_slots(big);
     cr_assert_gt(cap, PP_ENV_MAX_SLOTS);
     char **many = calloc(cap, sizeof *many);
     cr_assert_not_null(many);
-    cr_assert_eq(pp_env_patch(big, PP_START_SPAWN, many, cap, strings), big);
+    cr_assert_eq(env_inject_patch(big, PP_START_SPAWN, many, cap, strings), big);
     /* fewer slots than the environment needs: unchanged too */
     char *envp[] = { "A=1", NULL };
-    cr_assert_eq(pp_env_patch(envp, PP_START_SPAWN, slots, 2, strings), envp);
+    cr_assert_eq(env_inject_patch(envp, PP_START_SPAWN, slots, 2, strings), envp);
     free(many);
     free(big);
 

@@ -77,10 +77,10 @@ Test(own_threads, an_uncounted_thread_does_not_keep_a_process_whose_threads_end_
         exit_pipe = p[1];
         atexit(at_exit_note);
         pthread_t t;
-        pp_uncount_prepare();
+        uncounted_prepare();
         if (pthread_create(&t, NULL, forever, NULL) != 0)
             _exit(7);
-        if (pp_uncount_sampler() != 0)
+        if (uncounted_sampler() != 0)
             _exit(8);
         pthread_create(&t, NULL, worker, NULL);
         pthread_exit(NULL);     /* main first, the worker last */
@@ -100,7 +100,7 @@ struct seen { int fd_in_thread, thread_fd_visible; int pipe_fd; int made; };
 static void *private_table(void *arg)
 {
     struct seen *s = arg;
-    if (pp_fd_table_private() != 0)
+    if (own_fd_table_private() != 0)
         return NULL;
     s->made = 1;
     /* The process's pipe is not in this table. */
@@ -135,7 +135,7 @@ Test(own_threads, a_private_fd_table_shares_no_fd_with_the_process)
     int null_here = fstat(tfd, &a) == 0 && stat("/dev/null", &b) == 0 &&
                     a.st_rdev == b.st_rdev && S_ISCHR(a.st_mode);
     cr_expect(!null_here, "the thread's fd %d is in the process's table", tfd);
-    cr_expect(pp_fd_keep() == 0, "the main thread claims a private table");
+    cr_expect(own_fd_keep() == 0, "the main thread claims a private table");
     close(hi);
     close(p[0]);
     close(p[1]);
@@ -161,12 +161,12 @@ struct fd_counts { int made, open, flushed, ended, ok; };
 static void *write_small(void *arg)
 {
     struct fd_counts *c = arg;
-    if (c->made && pp_fd_table_private() != 0) {
+    if (c->made && own_fd_table_private() != 0) {
         c->made = -1;
         return NULL;
     }
     char *argv[] = { "python3", "app.py", NULL };
-    struct pp_counters k = { 0 };
+    struct writer_counters k = { 0 };
     c->ok = writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) == 0;
     c->open = count_fds();
     writer_flush(&k);
@@ -197,7 +197,7 @@ Test(own_threads, without_a_private_table_the_writer_holds_no_fd_between_writes)
     cr_expect(c.open == before && c.flushed == before && c.ended == before,
               "fds: %d before, %d after creating, %d after a flush, %d after "
               "the end", before, c.open, c.flushed, c.ended);
-    writer_forget();
+    writer_after_fork();
 }
 
 Test(own_threads, a_private_table_keeps_the_writers_fd_out_of_the_process)
@@ -220,5 +220,5 @@ Test(own_threads, a_private_table_keeps_the_writers_fd_out_of_the_process)
     cr_expect(c.open == before && c.flushed == before && c.ended == before,
               "fds: %d before, %d after creating, %d after a flush, %d after "
               "the end", before, c.open, c.flushed, c.ended);
-    writer_forget();
+    writer_after_fork();
 }

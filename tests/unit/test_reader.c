@@ -70,7 +70,7 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     writer_thread(1, 4242, "MainThread");
     writer_thread(2, 4243, "worker");
-    struct pp_counters c = { 0 };
+    struct writer_counters c = { 0 };
     memset(w, 0, sizeof *w);
     w->open_ns = t0 - before;
     for (int t = 0; t < TICKS; t++) {
@@ -228,7 +228,7 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    struct pp_counters c = { 0 };
+    struct writer_counters c = { 0 };
     for (int t = 0; t < ticks; t++) {
         struct pyvm_frame two[2] = { { &inner, 6 + t % 3 }, { &outer, 2 } };
         struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
@@ -251,7 +251,7 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
         if (strstr(e->d_name, want))
             snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
     closedir(d);
-    writer_forget();
+    writer_after_fork();
     return c.samples;
 }
 

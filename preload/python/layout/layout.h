@@ -1,6 +1,6 @@
 /*
  * layout.h — where CPython keeps what the sampler reads, for one layout
- * family.  Exactly one struct py_layout is chosen at start-up (pyvm.c);
+ * family.  Exactly one struct py_layout is chosen at start-up (detect.c);
  * the walker then reads offsets from it and branches only on the few
  * family kinds below, never on a version number.
  *
