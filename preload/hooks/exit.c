@@ -32,7 +32,6 @@ static void at_exit(int status, void *arg)
     pp_finish(PP_END_EXIT, status);
 }
 
-
 /* Exit handlers run in reverse order of registration, and ld.so runs a
  * preloaded library's constructor before __libc_start_main registers the
  * loader's own destructor pass.  Registered from the constructor, ours would

@@ -15,8 +15,13 @@
  * thread's previous sample keep their resolved code and line; only the
  * frames that changed go through the code cache and line table.
  */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/thread_cpu.h"
 #include "guard/safe_read.h"
