@@ -106,6 +106,8 @@ if [ -n "$objs" ] && command -v nm >/dev/null 2>&1; then
 	     }')
 	rm -f "$builddir/include_layers.objs" "$builddir/include_layers.libc"
 	out=$(printf '%s\n%s' "$out" "$calls" | sed '/^$/d')
+else
+	echo "SKIP: the calls between layers (no libpyprof objects under $builddir/preload, or no nm)"
 fi
 if [ -n "$out" ]; then
 	echo "preload/ includes against its layers ($LAYERS):"
