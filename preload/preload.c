@@ -110,6 +110,10 @@ void pp_detect_python(void)
 {
     int r = pyvm_detect();
     python_seen = r != 0;
+    /* Said by the first Python of a tree only: its descendants get a
+     * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
+    if (python_seen && pp_state.started_by == PP_START_ROOT)
+        pp_config_report_bad_log();
     if (r == 1)
         start_python();
 }
