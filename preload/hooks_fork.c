@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "hide_thread.h"
 #include "lifecycle.h"
 #include "pyprof/format.h"
@@ -43,7 +44,10 @@ static void become_child(void)
     writer_forget();
     sampler_reset_child();
     pyvm_after_fork();
-    pp_start(PP_START_FORK);
+    /* PYPROF_FOLLOW=0 profiles the command only, not its fork children
+     * (pyprof(7), Following children). */
+    if (pp_config.follow)
+        pp_start(PP_START_FORK);
 }
 
 PP_EXPORT pid_t fork(void)

@@ -24,6 +24,17 @@ PP_TEST(options, follow_0_profiles_the_command_only, .timeout = 90)
     pp_expect(py, pp_count_files(dir, ".zst") == 1,
               "PYPROF_FOLLOW=0: expected only the command's file, found %zu",
               pp_count_files(dir, ".zst"));
+    /* Fork children are not profiled either (pyprof(7)): neither workers
+     * that run Python for a while nor a fork that execs at once (spawns.py's
+     * preexec_fn child left a file whenever a tick came before its exec). */
+    const char *forks = pp_tmpdir();
+    const char *fargs[] = { pp_script("fork_exits.py"), NULL };
+    pp_run_python(&run, py, forks, HZ, env, fargs);
+    pp_expect(py, run.exited && strstr(run.out, "work_exit"), "fork_exits.py: %s\n%s",
+              pp_describe(&run), run.err);
+    pp_expect(py, pp_count_files(forks, ".zst") == 1,
+              "PYPROF_FOLLOW=0: fork children were profiled: %zu files",
+              pp_count_files(forks, ".zst"));
 }
 
 static size_t occurrences(const char *hay, const char *needle)
