@@ -115,10 +115,13 @@ static void embedded(const struct pp_python *py, int by_path, int threaded)
               pp_describe(&rep), rep.err);
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
+    /* embedded_burn is most of the run: its share of the samples the run
+     * got, which a loaded machine does not shrink as it does the count */
     long n = pp_count_leaf(&prof, "embedded_burn");
-    pp_expect(py, n >= 0.5 * HZ * 0.3, "libpython loaded by %s (%s): %ld samples "
-              "in embedded_burn, expected most of 0.5 s at %d Hz",
-              by_path ? "path" : "bare name", libarg, n, HZ);
+    pp_expect(py, prof.total >= HZ / 10 && n * 2 >= prof.total,
+              "libpython loaded by %s (%s): %ld of %ld samples in embedded_burn, "
+              "expected most of them", by_path ? "path" : "bare name", libarg, n,
+              prof.total);
     if (!threaded)
         return;
     pp_merge(&rep, "json", NULL, out);

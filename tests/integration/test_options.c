@@ -113,9 +113,12 @@ PP_TEST(options, closing_every_fd_does_not_lose_the_profile, .timeout = 60)
     pp_merge(&col, "collapsed", NULL, dir);
     struct pp_profile prof;
     pp_parse_collapsed(py, &col, &prof);
-    pp_expect(py, pp_count_with(&prof, "after_close") >= 0.6 * HZ * 0.25,
-              "only %ld samples after the fds were closed",
-              pp_count_with(&prof, "after_close"));
+    /* after_close is most of the run: judged by its share of the samples
+     * the run got, which a loaded machine does not shrink as it does the
+     * count. */
+    pp_expect(py, prof.total >= HZ / 10 && pp_count_with(&prof, "after_close") * 2 >= prof.total,
+              "only %ld of %ld samples after the fds were closed",
+              pp_count_with(&prof, "after_close"), prof.total);
 }
 
 PP_TEST(options, fold_workers_reports_identical_workers_as_one, .timeout = 90)
