@@ -390,12 +390,7 @@ Test(forged, names_that_close_a_script_element_stay_inside_the_html_data)
     struct model *m = model_build(paths, 1, &mo, 1);
     cr_assert_not_null(m);
     cr_assert_eq(m->samples, 2u, "cpu mode counts %llu", (unsigned long long)m->samples);
-    char *page = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&page, &n);
-    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
-    cr_assert_eq(out_html(o, m, &oo), 0);
-    fclose(o);
+    char *page = report_of_model(m, GROUP_NONE, out_html, NULL);
     model_free(m);
     size_t closes = 0;
     for (const char *c = page; (c = strcasestr(c, "</script")); c++)
