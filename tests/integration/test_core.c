@@ -587,7 +587,9 @@ PP_TEST(core, a_file_cut_at_any_offset_still_merges_every_sample_flushed_before_
 
     const char *cutdir = pp_tmpdir();
     long full = merge_prefix(py, cutdir, data, size, size);
-    pp_assert(py, full >= HZ / 2, "the whole file has only %ld samples", full);
+    /* enough samples to tell the cuts apart; a loaded machine may have
+     * served far fewer ticks than the 500 asked */
+    pp_assert(py, full >= HZ / 10, "the whole file has only %ld samples", full);
     long prev = 0, prev_off = 0, at_flush = -1;
     for (size_t i = 0; i < n; i++) {
         long got = offs[i] == size ? full
@@ -720,8 +722,9 @@ static void crash_like_without_preload(const struct pp_python *py,
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
     long burned = pp_count_with(&prof, "burn");
-    pp_expect(py, burned >= HZ / 2, "burn ran 1 s at %d Hz before the "
-              "crash but the report has only %ld samples in it", HZ, burned);
+    pp_expect(py, share_at_least(py, &prof, burned, 50), "burn ran 1 s before the "
+              "crash but the report has only %ld of %ld samples in it", burned,
+              prof.total);
 }
 
 /* crash.py MODE under -X faulthandler: without the preload it dies of
