@@ -122,38 +122,14 @@ class Bench:
         return Run(p.returncode, out.decode(errors="replace"),
                    err.decode(errors="replace"), wall, None, timed_out)
 
-    def run_rss(self, argv, env=None, timeout=600):
-        """Runs argv with stdout to /dev/null; returns (rc, wall, maxrss_kb, err)."""
-        errf = tempfile.TemporaryFile()
-        with open(os.devnull, "wb") as null:
-            t0 = time.perf_counter()
-            p = subprocess.Popen(argv, env=env or self.base_env(), cwd=self.tmp,
-                                 stdout=null, stderr=errf, start_new_session=True)
-            deadline = t0 + timeout
-            while True:
-                pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-                if pid:
-                    break
-                if time.perf_counter() > deadline:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    pid, status, ru = os.wait4(p.pid, 0)
-                    break
-                time.sleep(0.005)
-            wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status) if hasattr(
-            os, "waitstatus_to_exitcode") else (status >> 8)
-        errf.seek(0)
-        err = errf.read().decode(errors="replace")
-        return p.returncode, wall, ru.ru_maxrss, err
-
-    def run_cpu(self, argv, env=None, timeout=300):
-        """Like run(), and the CPU time (user + system, seconds) of argv and
-        every descendant it waited for: a profiler process that waits for
-        its target is counted with it."""
-        outf, errf = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    def run_waited(self, argv, env, timeout, stdout, stderr):
+        """Runs argv in its own session and reaps it with wait4, whose
+        rusage is argv's own and that of every descendant it waited for
+        (RUSAGE_CHILDREN would be a maximum over all our children); kills
+        the session at the timeout.  Returns (rc, wall, rusage, timed_out)."""
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, env=env or self.base_env(), cwd=self.tmp,
-                             stdout=outf, stderr=errf, start_new_session=True)
+                             stdout=stdout, stderr=stderr, start_new_session=True)
         deadline, timed_out = t0 + timeout, False
         while True:
             pid, status, ru = os.wait4(p.pid, os.WNOHANG)
@@ -166,11 +142,29 @@ class Bench:
                 break
             time.sleep(0.002)
         wall = time.perf_counter() - t0
+        # Reaped here, not by Popen: tell it, so that it never waits again.
         p.returncode = os.waitstatus_to_exitcode(status) if hasattr(
             os, "waitstatus_to_exitcode") else (status >> 8)
+        return p.returncode, wall, ru, timed_out
+
+    def run_rss(self, argv, env=None, timeout=600):
+        """Runs argv with stdout to /dev/null; returns (rc, wall, maxrss_kb, err)."""
+        errf = tempfile.TemporaryFile()
+        with open(os.devnull, "wb") as null:
+            rc, wall, ru, _ = self.run_waited(argv, env, timeout, null, errf)
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+        return rc, wall, ru.ru_maxrss, err
+
+    def run_cpu(self, argv, env=None, timeout=300):
+        """Like run(), and the CPU time (user + system, seconds) of argv and
+        every descendant it waited for: a profiler process that waits for
+        its target is counted with it."""
+        outf, errf = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+        rc, wall, ru, timed_out = self.run_waited(argv, env, timeout, outf, errf)
         outf.seek(0)
         errf.seek(0)
-        r = Run(p.returncode, outf.read().decode(errors="replace"),
+        r = Run(rc, outf.read().decode(errors="replace"),
                 errf.read().decode(errors="replace"), wall, ru.ru_maxrss, timed_out)
         r.cpu = ru.ru_utime + ru.ru_stime
         return r

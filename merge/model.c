@@ -763,8 +763,26 @@ void model_exit_str(const struct m_proc *p, char *buf, size_t cap)
         snprintf(buf, cap, "ended");
 }
 
+size_t model_escape_byte(unsigned char c, char out[4])
+{
+    static const char hex[] = "0123456789abcdef";
+    if (c >= 0x20 && c != 0x7f) {
+        out[0] = (char)c;
+        return 1;
+    }
+    out[0] = '\\';
+    if (c == '\n' || c == '\t') {
+        out[1] = c == '\n' ? 'n' : 't';
+        return 2;
+    }
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    return 4;
+}
+
 /* For display: one line whatever the arguments hold (python -c scripts
- * have newlines), control characters written as C escapes. */
+ * have newlines). */
 void model_argv_str(const struct m_proc *p, char *buf, size_t cap)
 {
     size_t n = 0;
@@ -773,16 +791,8 @@ void model_argv_str(const struct m_proc *p, char *buf, size_t cap)
         if (i)
             buf[n++] = ' ';
         for (const unsigned char *s = (const unsigned char *)p->f->argv[i];
-             *s && n + 5 < cap; s++) {
-            if (*s == '\n' || *s == '\t') {
-                buf[n++] = '\\';
-                buf[n++] = *s == '\n' ? 'n' : 't';
-            } else if (*s < 0x20 || *s == 0x7f) {
-                n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", *s);
-            } else {
-                buf[n++] = (char)*s;
-            }
-        }
+             *s && n + 5 < cap; s++)
+            n += model_escape_byte(*s, buf + n);
     }
     buf[n] = 0;
 }

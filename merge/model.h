@@ -114,7 +114,11 @@ int model_empty(const struct model *m);
 const char *model_started_by(int how);
 /* "exit 0", "signal 15", "exec", "running?" */
 void model_exit_str(const struct m_proc *p, char *buf, size_t cap);
-/* argv joined by spaces. */
+/* argv joined by spaces, escaped as model_escape_byte does. */
 void model_argv_str(const struct m_proc *p, char *buf, size_t cap);
+/* Byte c as shown in a line of a text report: itself, or for a control
+ * byte (names and arguments come from untrusted files) "\n", "\t" or
+ * "\xHH".  Writes it into out, returns its length (1 to 4). */
+size_t model_escape_byte(unsigned char c, char out[4]);
 
 #endif

@@ -129,3 +129,10 @@ void out_json_str(FILE *o, const char *s)
     }
     fputc('"', o);
 }
+
+void out_escaped(FILE *o, const char *s)
+{
+    char e[4];
+    for (; *s; s++)
+        fwrite(e, 1, model_escape_byte((unsigned char)*s, e), o);
+}

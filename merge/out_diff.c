@@ -92,10 +92,14 @@ int out_diff_text(FILE *o, const struct model *base, const struct model *m,
     for (size_t i = 0; i < u && i < opt->top; i++) {
         if (r[i].dself == 0 && r[i].dtotal == 0)
             break;
-        fprintf(o, "%8.2f%% %8.2f%% %+7.2f%%  %9.2f%% %8.2f%% %+7.2f%%  %s (%s)\n",
+        fprintf(o, "%8.2f%% %8.2f%% %+7.2f%%  %9.2f%% %8.2f%% %+7.2f%%  ",
                 share(r[i].self[0], base->samples), share(r[i].self[1], m->samples),
                 r[i].dself, share(r[i].total[0], base->samples),
-                share(r[i].total[1], m->samples), r[i].dtotal, r[i].name, r[i].file);
+                share(r[i].total[1], m->samples), r[i].dtotal);
+        out_escaped(o, r[i].name);
+        fputs(" (", o);
+        out_escaped(o, r[i].file);
+        fputs(")\n", o);
     }
     free(r);
     return ferror(o) ? -1 : 0;

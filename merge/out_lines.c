@@ -153,15 +153,22 @@ static void function(FILE *o, struct lines_ctx *c, uint32_t fi, uint32_t *fr)
         if (c->total[k - 1])
             fr[n++] = k - 1;
     qsort_r(fr, n, sizeof *fr, cmp_line, (void *)m);
-    fprintf(o, "\nFunction: %s at %s:%u\n", fn->name, fn->file, fn->firstline);
+    fputs("\nFunction: ", o);
+    out_escaped(o, fn->name);
+    fputs(" at ", o);
+    out_escaped(o, fn->file);
+    fprintf(o, ":%u\n", fn->firstline);
     fprintf(o, "Samples: %llu (%.1f%% of all), %llu in the function itself\n",
             (unsigned long long)fn->total,
             m->samples ? 100.0 * (double)fn->total / (double)m->samples : 0,
             (unsigned long long)fn->self);
     long lo = fn->firstline, hi = n ? m->frames[fr[n - 1]].line : 0;
     struct source src = { open_source(fn->file), SOURCE_MAX };
-    if (!src.f)
-        fprintf(o, "(source not readable: %s)\n", fn->file);
+    if (!src.f) {
+        fputs("(source not readable: ", o);
+        out_escaped(o, fn->file);
+        fputs(")\n", o);
+    }
     fprintf(o, "\n%7s %10s %10s %7s  %s\n", "Line", "Samples", "Self", "% func",
             "Source");
     fputs("======================================================"

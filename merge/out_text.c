@@ -114,9 +114,9 @@ static void reject_note(FILE *o, const struct model *m, const struct m_proc *p)
         sum += p->rejects[k].count;
     for (size_t k = 0; k < p->nrejects && k < REJECT_LEAVES && sum; k++) {
         uint32_t fn = p->rejects[k].func;
-        fprintf(o, "%s%s %.0f %%", k ? ", " : "; last seen in: ",
-                fn == M_NO_FUNC ? "(unknown)" : m->funcs[fn].name,
-                100.0 * (double)p->rejects[k].count / (double)sum);
+        fputs(k ? ", " : "; last seen in: ", o);
+        out_escaped(o, fn == M_NO_FUNC ? "(unknown)" : m->funcs[fn].name);
+        fprintf(o, " %.0f %%", 100.0 * (double)p->rejects[k].count / (double)sum);
     }
     fputc(']', o);
 }
@@ -301,10 +301,13 @@ static void top(FILE *o, const struct model *m, struct fn_count *rows, size_t n,
         const struct m_func *f = &m->funcs[c->func];
         if (!(by_total ? c->total : c->self))
             break;
-        fprintf(o, "  %8llu %5.1f%% %8llu %5.1f%%  %s (%s:%u)\n",
+        fprintf(o, "  %8llu %5.1f%% %8llu %5.1f%%  ",
                 (unsigned long long)c->self, 100.0 * (double)c->self / (double)sum,
-                (unsigned long long)c->total, 100.0 * (double)c->total / (double)sum,
-                f->name, f->file, f->firstline);
+                (unsigned long long)c->total, 100.0 * (double)c->total / (double)sum);
+        out_escaped(o, f->name);
+        fputs(" (", o);
+        out_escaped(o, f->file);
+        fprintf(o, ":%u)\n", f->firstline);
     }
 }
 

@@ -44,6 +44,9 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
 /* s as a JSON string: escaped, and bytes that are not UTF-8 (a damaged
  * or forged file; CPython's own strings always are) as U+FFFD. */
 void out_json_str(FILE *o, const char *s);
+/* s on one line, control bytes escaped (model_escape_byte): for names
+ * from the profiles in the text reports. */
+void out_escaped(FILE *o, const char *s);
 /* Seconds (ns) between a process's first and last known moment. */
 double out_duration(const struct m_proc *p);
 uint64_t out_duration_ns(const struct m_proc *p);

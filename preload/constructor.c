@@ -90,6 +90,10 @@ static int start_python(void)
 static void detect_python(void)
 {
     int r = pyvm_detect();
+    /* Said by the first Python of a tree only: its descendants get a
+     * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
+    if (r != 0 && pp_state.started_by == PP_START_ROOT)
+        pp_config_report_bad_log();
     if (r != 0 && pp_profile_found(r) && r == 1 && start_python() != 0)
         pp_not_started();
 }

@@ -76,14 +76,27 @@ static void absolute_out(void)
     }
 }
 
+void pp_config_report_bad_log(void)
+{
+    static int said;
+    if (said || !pp_config.log_bad[0])
+        return;
+    said = 1;
+    pp_say("PYPROF_LOG=%s is not 0, 1 or 2; using %d", pp_config.log_bad,
+           pp_config.log_level);
+}
+
 void pp_config_init(void)
 {
     /* The log settings first: the other parsers may want to complain. */
     copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
     /* A log file asked for is not the program's stderr: it gets the
      * errors unless PYPROF_LOG says otherwise. */
-    pp_config.log_level = (int)uint_var("PYPROF_LOG", 0, 2,
-                                        pp_config.log_file[0] ? 1 : 0);
+    unsigned level = pp_config.log_file[0] ? 1 : 0;
+    const char *log = getenv("PYPROF_LOG");
+    if (log && config_parse_uint(log, 0, 2, &level) != 0)
+        snprintf(pp_config.log_bad, sizeof pp_config.log_bad, "%s", log);
+    pp_config.log_level = (int)level;
     copy_var(PP_ENV_RUN_SOCKET, pp_config.run_socket, sizeof pp_config.run_socket);
     pp_config.hz = uint_var("PYPROF_HZ", 1, PP_MAX_HZ, PP_DEFAULT_HZ);
     pp_config.follow = (int)uint_var("PYPROF_FOLLOW", 0, 1, 1);

@@ -21,6 +21,7 @@ struct pp_config {
     char     only[1024];          /* PYPROF_ONLY glob, "" = all             */
     int      log_level;           /* PYPROF_LOG                             */
     char     log_file[PATH_MAX];  /* PYPROF_LOG_FILE, "" = stderr           */
+    char     log_bad[64];         /* a PYPROF_LOG that is not 0-2, or ""    */
     char     run_socket[100];     /* PYPROF_RUN_SOCKET, "" = none           */
 };
 
@@ -29,6 +30,11 @@ extern struct pp_config pp_config;
 /* Reads the environment into pp_config.  Makes PYPROF_OUT absolute against
  * the current directory (the first profiled process's cwd). */
 void pp_config_init(void);
+
+/* Says once, whatever the log level, that PYPROF_LOG was not understood:
+ * called where a process without a profiled ancestor finds Python
+ * (pyprof(7), PYPROF_LOG). */
+void pp_config_report_bad_log(void);
 
 /* Parses an unsigned decimal in [lo, hi]; returns 0 on success. */
 int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);

@@ -73,3 +73,11 @@ void pp_warn(const char *fmt, ...)
     emit(fmt, ap);
     va_end(ap);
 }
+
+void pp_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+}

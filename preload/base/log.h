@@ -13,5 +13,8 @@ void pp_log(int level, const char *fmt, ...)
  * process unprofiled goes through pp_not_profiled (not_profiled.h), which
  * also logs. */
 void pp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whatever the level: only for what the user asked to hear about and
+ * could not be told otherwise (a PYPROF_LOG not understood). */
+void pp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

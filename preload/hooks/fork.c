@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/identity.h"
 #include "hooks/hooks.h"
 #include "hooks/stat_filter.h"
@@ -43,7 +44,12 @@ static void become_child(void)
     writer_after_fork();
     sampler_after_fork();
     pyvm_after_fork();
-    pp_start(PP_START_FORK);
+    /* PYPROF_FOLLOW=0 profiles the command only, not its fork children
+     * (pyprof(7), Following children). */
+    if (pp_config.follow)
+        pp_start(PP_START_FORK);
+    else
+        pp_not_started();
 }
 
 PP_EXPORT pid_t fork(void)

@@ -129,7 +129,11 @@ static int listen_records(char *name, size_t cap)
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -1;
-    if (bind(fd, (struct sockaddr *)&a,
+    /* Every datagram then comes with its sender's pid and uid, as the
+     * kernel knows them. */
+    int on = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&a,
              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) != 0) {
         close(fd);
         return -1;
@@ -137,17 +141,69 @@ static int listen_records(char *name, size_t cap)
     return fd;
 }
 
+/* The parent of pid from /proc/PID/stat, whose field 2, "(comm)", may
+ * hold spaces and parentheses; -1 if pid is gone. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    line[n] = 0;
+    char *p = strrchr(line, ')');
+    int ppid;
+    return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : -1;
+}
+
+/* Whether a datagram's sender may add a record (pyprof-run(1), SUMMARY):
+ * a process of our uid or root could write into the directory itself;
+ * any other must still be in our tree when its datagram is read. */
+static int sender_trusted(const struct ucred *c)
+{
+    if (c->uid == getuid() || c->uid == 0)
+        return 1;
+    pid_t p = c->pid;
+    for (int depth = 0; p > 1 && depth < 4096; depth++) {
+        p = parent_of(p);
+        if (p == getpid())
+            return 1;
+    }
+    return 0;
+}
+
 /* Writes every record waiting on the socket into dir, where pyprof-merge
- * finds it; datagrams that are not records are dropped. */
+ * finds it; datagrams that are not records, or whose sender the kernel's
+ * credentials do not vouch for, are dropped. */
 static void receive_records(int sock, const char *dir)
 {
     static unsigned seq;
     char buf[PP_UNPROF_MAX + 1];
+    union {
+        struct cmsghdr h;
+        char space[CMSG_SPACE(sizeof(struct ucred))];
+    } ctl;
     ssize_t n;
-    while (sock >= 0 && (n = recv(sock, buf, sizeof buf, MSG_DONTWAIT)) >= 0) {
+    for (;;) {
+        struct iovec iov = { buf, sizeof buf };
+        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
+                            .msg_controllen = sizeof ctl };
+        if (sock < 0 || (n = recvmsg(sock, &m, MSG_DONTWAIT)) < 0)
+            break;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        struct ucred cred;
+        if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS ||
+            c->cmsg_len != CMSG_LEN(sizeof cred))
+            continue;
+        memcpy(&cred, CMSG_DATA(c), sizeof cred);
         struct unprofiled u;
         char err[128], path[PATH_MAX];
-        if (unprofiled_parse(buf, (size_t)n, &u, err, sizeof err) != 0 ||
+        if (!sender_trusted(&cred) ||
+            unprofiled_parse(buf, (size_t)n, &u, err, sizeof err) != 0 ||
             seq >= UNPROF_MAX_RECORDS)
             continue;
         /* A directory reused by an earlier run of the same pid may hold

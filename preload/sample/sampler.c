@@ -8,6 +8,7 @@
  * async-signal-safe calls.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -440,6 +441,28 @@ static void *leave(void)
     return NULL;
 }
 
+/* Whether the interpreter starts, waited for: a program that links
+ * libpython without starting it (gdb, vim, perf) is not a Python process
+ * and leaves no not-profiled record (pyprof(7), DIAGNOSTICS).  An exit or
+ * exec before the interpreter was seen started ends the wait with no, at
+ * once: pp_finish's kick is one of the signals waited for.  Polled often
+ * at first (`python -c pass` is started for about a millisecond), seldom
+ * once the program has run for a while. */
+static int python_starts(const sigset_t *set)
+{
+    int (*started)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    for (long us = 0, step = 0; started && !started(); us += step) {
+        if (atomic_load(&request) == REQ_FINISH)
+            return 0;
+        step = us < 200000 ? 250 : us < 2000000 ? 10000 : 100000;
+        struct timespec ts = { 0, step * 1000L };
+        siginfo_t si;
+        if (take_signal(set, &si, &ts) > 0 && atomic_load(&request) != REQ_FINISH)
+            other_signal(&si);
+    }
+    return 1;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -464,7 +487,9 @@ static void *sampler_main(void *arg)
     uint64_t next = mono_ns() + iv;
     timer_t timer;
     if (make_timer(&timer) != 0) {
-        pp_not_profiled("timer_create: %s", strerror(errno));
+        int e = errno;
+        if (python_starts(&set))
+            pp_not_profiled("timer_create: %s", strerror(e));
         running = 0;
         return leave();
     }

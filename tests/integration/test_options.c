@@ -24,6 +24,63 @@ PP_TEST(options, follow_0_profiles_the_command_only, .timeout = 90)
     pp_expect(py, pp_count_files(dir, ".zst") == 1,
               "PYPROF_FOLLOW=0: expected only the command's file, found %zu",
               pp_count_files(dir, ".zst"));
+    /* Fork children are not profiled either (pyprof(7)): neither workers
+     * that run Python for a while nor a fork that execs at once (spawns.py's
+     * preexec_fn child left a file whenever a tick came before its exec). */
+    const char *forks = pp_tmpdir();
+    const char *fargs[] = { pp_script("fork_exits.py"), NULL };
+    pp_run_python(&run, py, forks, HZ, env, fargs);
+    pp_expect(py, run.exited && strstr(run.out, "work_exit"), "fork_exits.py: %s\n%s",
+              pp_describe(&run), run.err);
+    pp_expect(py, pp_count_files(forks, ".zst") == 1,
+              "PYPROF_FOLLOW=0: fork children were profiled: %zu files",
+              pp_count_files(forks, ".zst"));
+}
+
+static size_t occurrences(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A PYPROF_LOG that is not 0, 1 or 2 is said once for the whole tree, by
+ * its first Python, and the default level applies (pyprof(7), PYPROF_LOG):
+ * nothing else of pyprof on stderr, or the level-1 lines in the log file. */
+PP_TEST(options, a_bad_log_level_is_said_once, .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *env[] = { "PYPROF_LOG=yes", NULL };
+    const char *args[] = { pp_script("spawns.py"), NULL };
+    pp_run_python(&run, py, dir, HZ, env, args);
+    pp_expect_ok(py, &run, "spawns.py");
+    pp_expect(py, occurrences(run.err, "]: PYPROF_LOG=yes is not 0, 1 or 2; using 0\n") == 1 &&
+                  occurrences(run.err, "pyprof[") == 1,
+              "PYPROF_LOG=yes: expected one message and nothing else of pyprof:\n%s",
+              run.err);
+    pp_expect(py, pp_count_files(dir, ".zst") >= 8,
+              "the tree was not profiled as usual: %zu files", pp_count_files(dir, ".zst"));
+
+    char log_file[4096], log_env[4200];
+    snprintf(log_file, sizeof log_file, "%s/log", pp_tmpdir());
+    snprintf(log_env, sizeof log_env, "PYPROF_LOG_FILE=%s", log_file);
+    const char *env2[] = { "PYPROF_LOG=debug", log_env, NULL };
+    pp_run_python(&run, py, pp_tmpdir(), HZ, env2, args);
+    pp_expect_ok(py, &run, "spawns.py with PYPROF_LOG_FILE");
+    pp_expect(py, !strstr(run.err, "pyprof["), "messages on stderr:\n%s", run.err);
+    static char text[1 << 16];
+    FILE *f = fopen(log_file, "r");
+    text[0] = 0;
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = 0;
+        fclose(f);
+    }
+    pp_expect(py, occurrences(text, "]: PYPROF_LOG=debug is not 0, 1 or 2; using 1\n") == 1 &&
+                  occurrences(text, "pyprof[") > 1,
+              "PYPROF_LOG_FILE: expected the message once among the level-1 lines:\n%s",
+              text);
 }
 
 PP_TEST(options, only_profiles_matching_command_lines, .timeout = 90)
@@ -56,9 +113,12 @@ PP_TEST(options, closing_every_fd_does_not_lose_the_profile, .timeout = 60)
     pp_merge(&col, "collapsed", NULL, dir);
     struct pp_profile prof;
     pp_parse_collapsed(py, &col, &prof);
-    pp_expect(py, pp_count_with(&prof, "after_close") >= 0.6 * HZ * 0.25,
-              "only %ld samples after the fds were closed",
-              pp_count_with(&prof, "after_close"));
+    /* after_close is most of the run: judged by its share of the samples
+     * the run got, which a loaded machine does not shrink as it does the
+     * count. */
+    pp_expect(py, prof.total >= HZ / 10 && pp_count_with(&prof, "after_close") * 2 >= prof.total,
+              "only %ld of %ld samples after the fds were closed",
+              pp_count_with(&prof, "after_close"), prof.total);
 }
 
 PP_TEST(options, fold_workers_reports_identical_workers_as_one, .timeout = 90)

@@ -6,9 +6,13 @@
  * summary and pyprof-merge's text report (pyprof(7), DIAGNOSTICS).
  */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -174,6 +178,73 @@ PP_TEST(run_parity, nothing_on_stderr_and_unprofiled_are_named, .timeout = 120)
         pp_expect(py, strstr(rep.out, reasons[i]), "the text report lacks \"%s\":\n%s",
                   reasons[i], rep.out);
     }
+}
+
+struct forger { const char *scratch; int done, status; };
+
+/* Once the tree has published its socket's name: a process outside the
+ * tree, as nobody, sends a well-formed record, then lets the tree go on. */
+static void forge_record(void *arg, pid_t pid)
+{
+    (void)pid;
+    struct forger *f = arg;
+    char path[4200], name[108] = "";
+    snprintf(path, sizeof path, "%s/socket", f->scratch);
+    FILE *in = f->done ? NULL : fopen(path, "r");
+    if (!in)
+        return;
+    size_t n = fread(name, 1, sizeof name - 2, in);
+    fclose(in);
+    f->done = 1;
+    pid_t c = fork();
+    if (c == 0) {
+        static const char rec[] = "pyprof-unprofiled 1\npid 4242\nuser 65534\nparent \n"
+                                  "command forged-by-nobody\nreason forged\n";
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        memcpy(a.sun_path + 1, name, n);
+        int fd = -1;
+        if (setgid(65534) == 0 && setuid(65534) == 0)
+            fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+        _exit(fd >= 0 && sendto(fd, rec, sizeof rec - 1, 0, (struct sockaddr *)&a,
+                                (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ==
+                                 (ssize_t)(sizeof rec - 1) ? 0 : 1);
+    }
+    if (c > 0)
+        waitpid(c, &f->status, 0);
+    snprintf(path, sizeof path, "%s/sent", f->scratch);
+    FILE *sent = fopen(path, "w");
+    cr_assert_not_null(sent, "cannot create %s", path);
+    fclose(sent);
+}
+
+/* pyprof-run takes a record from a process of another uid only while it
+ * is in the command's tree (pyprof-run(1), SUMMARY): a forged datagram
+ * from outside is dropped, the nobody child's own still counts. */
+PP_TEST(run_parity, records_from_outside_the_tree_are_dropped, .timeout = 90)
+{
+    if (geteuid() != 0 || access("/usr/bin/python3", X_OK) != 0) {
+        fprintf(stderr, "SKIP: %s: the forger and the tree's child run as nobody, "
+                        "which needs root, and the child /usr/bin/python3\n", py->label);
+        return;
+    }
+    const char *dir = pp_tmpdir(), *scratch = pp_tmpdir();
+    const char *argv[] = { getenv("PYPROF_TEST_RUN"), "-o", dir, "--", py->path,
+                           pp_script("forged_record_tree.py"), scratch, NULL };
+    struct forger f = { scratch, 0, -1 };
+    struct pp_result run;
+    pp_run(&run, argv, NULL, 80, forge_record, &f);
+    pp_expect_ok(py, &run, "forged_record_tree.py under pyprof-run");
+    pp_assert(py, f.done && WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0,
+              "the forger did not send its datagram (status %d)", f.status);
+    size_t tree_len;
+    const char *summary = summary_of(&run, &tree_len);
+    pp_expect(py, strstr(summary, "pyprof: 1 process not profiled:") &&
+                  strstr(summary, "as uid 65534 (/usr/bin/python3 -c"),
+              "the summary does not count the nobody child alone:\n%s", summary);
+    pp_expect(py, !strstr(summary, "forged"), "the forged record was taken:\n%s", summary);
+    pp_expect(py, pp_count_files(dir, ".unprofiled") == 1,
+              "%zu records in the output directory, expected the child's alone",
+              pp_count_files(dir, ".unprofiled"));
 }
 
 static void write_text(const char *dir, const char *name, const char *text)

@@ -147,10 +147,17 @@ Test(config, bad_log_level_gives_its_default)
     pp_config_init();
     cr_assert_eq(pp_config.log_level, 0);
     clear_env();
+    log_to_file();
     setenv("PYPROF_LOG", "loud", 1);
-    setenv("PYPROF_LOG_FILE", "/tmp/pyprof-config-unused.log", 1);
     pp_config_init();
     cr_assert_eq(pp_config.log_level, 1);
+    /* Said once, however often a Python is found (pyprof(7), PYPROF_LOG). */
+    pp_config_report_bad_log();
+    pp_config_report_bad_log();
+    char first[2048];
+    cr_assert_eq(log_lines(first, sizeof first), 1);
+    cr_assert_not_null(strstr(first, "]: PYPROF_LOG=loud is not 0, 1 or 2; using 1\n"),
+                       "message: %s", first);
 }
 
 Test(config, over_long_strings_are_ignored_with_one_message)

@@ -160,6 +160,43 @@ Test(forged, a_command_line_with_newlines_stays_on_its_row_of_the_process_tree)
     free(raw.b);
 }
 
+/* A function whose qualname and file hold a newline, a tab and an escape
+ * sequence: on their one line of each table, escaped as the process
+ * tree's COMMAND is (pyprof-merge(1)), nothing raw for a terminal. */
+Test(forged, control_bytes_in_names_are_escaped_in_the_text_and_lines_reports)
+{
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "f\n\tg\x1b[2J");
+    rec_str(&raw, PP_REC_STRING, 2, "/nonexistent/x\ny.py");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    static const char shown[] = "f\\n\\tg\\x1b[2J";
+    static const char file[] = "/nonexistent/x\\ny.py";
+
+    char *txt = report_of(path, MODE_WALL, GROUP_NONE, out_text);
+    char row[256];
+    snprintf(row, sizeof row, "100.0%%  %s (%s:1)\n", shown, file);
+    cr_assert(strstr(txt, row), "no escaped row \"%s\" in:\n%s", row, txt);
+    cr_assert_null(strchr(txt, '\x1b'), "a raw escape byte:\n%s", txt);
+    cr_assert_null(strstr(txt, "\tg"), "a raw tab:\n%s", txt);
+    free(txt);
+
+    char *ln = report_of(path, MODE_WALL, GROUP_NONE, out_lines);
+    char head[256], unread[256];
+    snprintf(head, sizeof head, "\nFunction: %s at %s:1\n", shown, file);
+    snprintf(unread, sizeof unread, "\n(source not readable: %s)\n", file);
+    cr_assert(strstr(ln, head), "no escaped header \"%s\" in:\n%s", head, ln);
+    cr_assert(strstr(ln, unread), "no escaped \"%s\" in:\n%s", unread, ln);
+    cr_assert_null(strchr(ln, '\x1b'), "a raw escape byte:\n%s", ln);
+    free(ln);
+    unlink(path);
+    free(raw.b);
+}
+
 /* The int32 after the first occurrence of `what` (len bytes) plus skip
  * bytes in buf of n bytes; -1 when it is not there. */
 static long i32_after(const char *buf, size_t n, const char *what, size_t len,
@@ -353,12 +390,7 @@ Test(forged, names_that_close_a_script_element_stay_inside_the_html_data)
     struct model *m = model_build(paths, 1, &mo, 1);
     cr_assert_not_null(m);
     cr_assert_eq(m->samples, 2u, "cpu mode counts %llu", (unsigned long long)m->samples);
-    char *page = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&page, &n);
-    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
-    cr_assert_eq(out_html(o, m, &oo), 0);
-    fclose(o);
+    char *page = report_of_model(m, GROUP_NONE, out_html, NULL);
     model_free(m);
     size_t closes = 0;
     for (const char *c = page; (c = strcasestr(c, "</script")); c++)
