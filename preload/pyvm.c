@@ -6,7 +6,8 @@
  * suspended while it lives, so a walk is consistent if the first frame it
  * read is still alive afterwards (still in the thread's chain, same code,
  * same caller), even if the thread has called deeper meanwhile.  Otherwise
- * the stack is walked again (twice at most) and then dropped and counted.
+ * the stack is walked again (up to MAX_RETRIES times) and then dropped and
+ * counted.
  * A busy thread's instruction pointer moves all the time; that alone does
  * not make a stack torn (the line comes from the first read).
  *
@@ -17,6 +18,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +33,11 @@
 #include "safe_read.h"
 #include "thread_cpu.h"
 
-#define MAX_RETRIES 8
+#define MAX_RETRIES 32        /* re-reads of one thread's stack: see sample_thread */
+#define TICK_RETRIES 96       /* re-reads of all threads in one tick */
 #define DEEP_CHAIN  64        /* frames: see walk_checked */
+#define WALK_CUT    (-3)      /* a chain cut at a generator: see walk_frames */
+#define CUTS_BEFORE_YIELD 2   /* see sample_thread */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -64,13 +69,15 @@ struct ts_cache {
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */
     uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
-    uint64_t cpu_ns;               /* read after the last sample's walk */
+    uint64_t cpu_ns;               /* read after the last sample's walk
+                                    * (or an earlier attempt's)         */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
 static uint32_t tick_no, sample_seq;
+static unsigned tick_retries;      /* re-reads left in this tick */
 
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
@@ -388,8 +395,9 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
 }
 
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
- * depth, -1 on failure; *truncated when the walk stopped at the depth cap
- * (a real deep stack, or a loop: the caller tells them apart).
+ * depth, -1 on failure, WALK_CUT for a chain cut at a generator (below);
+ * *truncated when the walk stopped at the depth cap (a real deep stack,
+ * or a loop: the caller tells them apart).
  * *pair_ok: the first frame read was still in the thread's chain after
  * its caller was read, so the caller was then suspended in that call
  * (same_chain may then accept a walk whose first frame has returned).
@@ -428,7 +436,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
         f = prev;
     }
     if (n && L->owner_skip_min >= 0 && !is_shim(owner))
-        return -1;
+        return WALK_CUT;
     /* A caller has started (the interpreter's own __init__ shim aside):
      * one that has not is a frame pushed again at the address of one that
      * returned while the walk read it.  Where the shim's code object
@@ -445,7 +453,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
      * first Python frame is a generator resumed from C loses those
      * samples.) */
     if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
-        return -1;
+        return WALK_CUT;
     return n;
 }
 
@@ -641,6 +649,7 @@ static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
 struct cpu_marks {
     uint32_t tid;
     int known, now_known;
+    int ran;                       /* seen running in this tick already */
     uint64_t prev, now;
 };
 
@@ -660,7 +669,10 @@ static int same_thread(uintptr_t tstate, const uint8_t *t)
  * it is what it was after the previous sample's walk. */
 static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
 {
+    if (cpu->ran)
+        return 0;
     cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    cpu->ran = cpu->known && cpu->now_known && cpu->now != cpu->prev;
     return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
            same_thread(tstate, t);
 }
@@ -686,7 +698,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static int pair_ok;    /* static: this runs under sigsetjmp */
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
     if (n < 0)
-        return -1;
+        return n;
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
@@ -767,23 +779,59 @@ static pyvm_reject_fn reject_fn;
 
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
-/* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
+/* The CPU-time marks for one attempt.  Once an attempt has seen the
+ * thread's CPU time move, the later ones of this tick do not ask the
+ * kernel again (a running thread stays running; the system call only
+ * lengthened the retry): they keep that earlier reading, which is older
+ * than their walk and so can only make the next sample's proof fail. */
+static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
+                                      const struct cpu_marks *before)
+{
+    struct ts_cache *was = ts_cache_for(tstate);
+    struct cpu_marks cpu = { .tid = native_tid(t) };
+    cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
+    cpu.prev = cpu.known ? was->cpu_ns : 0;
+    if (before && before->ran && before->tid == cpu.tid) {
+        cpu.ran = 1;
+        cpu.now_known = before->now_known;
+        cpu.now = before->now;
+    }
+    return cpu;
+}
+
+/* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
+ * A torn read costs only another walk (about a microsecond on a shallow
+ * stack), and on fast recursion one walk in two to four is torn, nearly
+ * independently of the last: up to MAX_RETRIES re-reads, and at most
+ * TICK_RETRIES for all threads of a tick, so that many running threads
+ * (a free-threaded build) cannot stretch a tick without bound.
+ * A chain cut at a generator again and again is a thread stopped in the
+ * middle of a yield, its caller link cleared and its current frame not
+ * yet moved on (3.12 stores them in that order): re-reads cannot see past
+ * it while it stays stopped, and what stops it is often this thread,
+ * woken on the CPU it ran on.  Giving the CPU back once lets it finish
+ * the yield (pyprof(7) has the figures). */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
+    struct cpu_marks cpu = { 0 };
+    int cuts = 0;
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
+        if (attempt && !tick_retries)
+            break;
+        if (attempt)
+            tick_retries--;
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        struct ts_cache *was = ts_cache_for(tstate);
-        struct cpu_marks cpu = { .tid = native_tid(t) };
-        cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
-        cpu.prev = cpu.known ? was->cpu_ns : 0;
+        cpu = cpu_marks_for(tstate, t, attempt ? &cpu : NULL);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
+        if (n == WALK_CUT && ++cuts == CUTS_BEFORE_YIELD)
+            sched_yield();
         if (n < 0)
             continue;
         if (truncated && has_cycle(n))
@@ -836,6 +884,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
         return -1;
     codecache_new_tick();
     tick_no++;
+    tick_retries = TICK_RETRIES;
     uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
     if (!ok)
         return -1;
