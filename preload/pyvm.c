@@ -18,7 +18,6 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +35,6 @@
 #define MAX_RETRIES 32        /* re-reads of one thread's stack: see sample_thread */
 #define TICK_RETRIES 96       /* re-reads of all threads in one tick */
 #define DEEP_CHAIN  64        /* frames: see walk_checked */
-#define WALK_CUT    (-3)      /* a chain cut at a generator: see walk_frames */
-#define CUTS_BEFORE_YIELD 2   /* see sample_thread */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -395,9 +392,8 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
 }
 
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
- * depth, -1 on failure, WALK_CUT for a chain cut at a generator (below);
- * *truncated when the walk stopped at the depth cap (a real deep stack,
- * or a loop: the caller tells them apart).
+ * depth, -1 on failure; *truncated when the walk stopped at the depth cap
+ * (a real deep stack, or a loop: the caller tells them apart).
  * *pair_ok: the first frame read was still in the thread's chain after
  * its caller was read, so the caller was then suspended in that call
  * (same_chain may then accept a walk whose first frame has returned).
@@ -436,7 +432,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
         f = prev;
     }
     if (n && L->owner_skip_min >= 0 && !is_shim(owner))
-        return WALK_CUT;
+        return -1;
     /* A caller has started (the interpreter's own __init__ shim aside):
      * one that has not is a frame pushed again at the address of one that
      * returned while the walk read it.  Where the shim's code object
@@ -453,7 +449,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
      * first Python frame is a generator resumed from C loses those
      * samples.) */
     if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
-        return WALK_CUT;
+        return -1;
     return n;
 }
 
@@ -698,7 +694,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static int pair_ok;    /* static: this runs under sigsetjmp */
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
     if (n < 0)
-        return n;
+        return -1;
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
@@ -801,21 +797,14 @@ static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
 
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
  * A torn read costs only another walk (about a microsecond on a shallow
- * stack), and on fast recursion one walk in two to four is torn, nearly
+ * stack), and on fast recursion up to three walks in four are torn, nearly
  * independently of the last: up to MAX_RETRIES re-reads, and at most
  * TICK_RETRIES for all threads of a tick, so that many running threads
- * (a free-threaded build) cannot stretch a tick without bound.
- * A chain cut at a generator again and again is a thread stopped in the
- * middle of a yield, its caller link cleared and its current frame not
- * yet moved on (3.12 stores them in that order): re-reads cannot see past
- * it while it stays stopped, and what stops it is often this thread,
- * woken on the CPU it ran on.  Giving the CPU back once lets it finish
- * the yield (pyprof(7) has the figures). */
+ * (a free-threaded build) cannot stretch a tick without bound. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
     struct cpu_marks cpu = { 0 };
-    int cuts = 0;
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
         if (attempt && !tick_retries)
@@ -830,8 +819,6 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
-        if (n == WALK_CUT && ++cuts == CUTS_BEFORE_YIELD)
-            sched_yield();
         if (n < 0)
             continue;
         if (truncated && has_cycle(n))
