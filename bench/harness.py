@@ -35,6 +35,12 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def version_of(py):
+    """The interpreter's version, as platform.python_version() says it."""
+    return subprocess.run([py, "-c", "import platform;print(platform.python_version())"],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def pct(x):
     return "n/a" if x is None else "%+.1f %%" % (100.0 * x)
 

@@ -4,9 +4,8 @@ and bytes per sample on disk, for the basic, deep_static and threads
 workloads.
 """
 import os
-import subprocess
 
-from harness import PY_DIR, fmt_ns, log, median
+from harness import PY_DIR, fmt_ns, log, median, version_of
 
 FIGURES = ("2", "4")
 
@@ -44,10 +43,6 @@ def run(b):
             b.add(2, "deep_static minus basic @ %d Hz%s" % (hz, tag),
                      "%+.2f us" % ((deep - basic) / 1000), "<= +2 us",
                      "PASS" if deep - basic <= 2000 else "FAIL")
-
-def version_of(py):
-    return subprocess.run([py, "-c", "import platform;print(platform.python_version())"],
-                          capture_output=True, text=True).stdout.strip()
 
 def rows(b, tag, wl, runs, hz):
     targets = {"deep_static": 2000}

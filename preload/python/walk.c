@@ -6,7 +6,8 @@
  * suspended while it lives, so a walk is consistent if the first frame it
  * read is still alive afterwards (still in the thread's chain, same code,
  * same caller), even if the thread has called deeper meanwhile.  Otherwise
- * the stack is walked again (twice at most) and then dropped and counted.
+ * the stack is walked again (up to MAX_RETRIES times) and then dropped and
+ * counted.
  * A busy thread's instruction pointer moves all the time; that alone does
  * not make a stack torn (the line comes from the first read).
  *
@@ -31,7 +32,8 @@
 #include "python/pyvm.h"
 #include "python/walk.h"
 
-#define MAX_RETRIES 8
+#define MAX_RETRIES 32        /* re-reads of one thread's stack: see sample_thread */
+#define TICK_RETRIES 96       /* re-reads of all threads in one tick */
 #define DEEP_CHAIN  64        /* frames: see walk_checked */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
@@ -58,13 +60,15 @@ struct ts_cache {
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */
     uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
-    uint64_t cpu_ns;               /* read after the last sample's walk */
+    uint64_t cpu_ns;               /* read after the last sample's walk
+                                    * (or an earlier attempt's)         */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
 static uint32_t tick_no, sample_seq;
+static unsigned tick_retries;      /* re-reads left in this tick */
 
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
@@ -479,6 +483,7 @@ static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
 struct cpu_marks {
     uint32_t tid;
     int known, now_known;
+    int ran;                       /* seen running in this tick already */
     uint64_t prev, now;
 };
 
@@ -498,7 +503,10 @@ static int same_thread(uintptr_t tstate, const uint8_t *t)
  * it is what it was after the previous sample's walk. */
 static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
 {
+    if (cpu->ran)
+        return 0;
     cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
+    cpu->ran = cpu->known && cpu->now_known && cpu->now != cpu->prev;
     return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
            same_thread(tstate, t);
 }
@@ -605,20 +613,47 @@ static pyvm_reject_fn reject_fn;
 
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
-/* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
+/* The CPU-time marks for one attempt.  Once an attempt has seen the
+ * thread's CPU time move, the later ones of this tick do not ask the
+ * kernel again (a running thread stays running; the system call only
+ * lengthened the retry): they keep that earlier reading, which is older
+ * than their walk and so can only make the next sample's proof fail. */
+static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
+                                      const struct cpu_marks *before)
+{
+    struct ts_cache *was = ts_cache_for(tstate);
+    struct cpu_marks cpu = { .tid = native_tid(t) };
+    cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
+    cpu.prev = cpu.known ? was->cpu_ns : 0;
+    if (before && before->ran && before->tid == cpu.tid) {
+        cpu.ran = 1;
+        cpu.now_known = before->now_known;
+        cpu.now = before->now;
+    }
+    return cpu;
+}
+
+/* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
+ * A torn read costs only another walk (about a microsecond on a shallow
+ * stack), and on fast recursion up to three walks in four are torn, nearly
+ * independently of the last: up to MAX_RETRIES re-reads, and at most
+ * TICK_RETRIES for all threads of a tick, so that many running threads
+ * (a free-threaded build) cannot stretch a tick without bound. */
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
+    struct cpu_marks cpu = { 0 };
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
+        if (attempt && !tick_retries)
+            break;
+        if (attempt)
+            tick_retries--;
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        struct ts_cache *was = ts_cache_for(tstate);
-        struct cpu_marks cpu = { .tid = native_tid(t) };
-        cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
-        cpu.prev = cpu.known ? was->cpu_ns : 0;
+        cpu = cpu_marks_for(tstate, t, attempt ? &cpu : NULL);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
@@ -674,6 +709,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
         return -1;
     codecache_new_tick();
     tick_no++;
+    tick_retries = TICK_RETRIES;
     uintptr_t interp = rd_ptr(runtime + L->rt_interp_head, &ok);
     if (!ok)
         return -1;
