@@ -26,7 +26,9 @@
  *   STARTING   SAMPLING   the same thread             the sampler started
  *   STARTING   OFF        the same thread             PYPROF_ONLY does not
  *                                                     match, no libzstd, no
- *                                                     safe read, no thread
+ *                                                     safe read, no thread,
+ *                                                     a fork child under
+ *                                                     PYPROF_FOLLOW=0
  *   SAMPLING   FINISHING  the thread that finishes    exit, _exit, a fatal
  *                         (never the sampler, never   signal's default action,
  *                         a vfork child), by c-a-s    exec, the destructor
