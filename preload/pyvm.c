@@ -13,9 +13,12 @@
  * Reuse: a caller's frame does not change while its callee runs, so the
  * outermost frames whose (address, code, instruction) equal those of the
  * thread's previous sample keep their resolved code and line; only the
- * frames that changed go through the code cache and line table.
+ * frames that changed go through the code cache and line table.  On 3.15
+ * a walk also stops at the interpreter-kept anchor once it is proved
+ * (framecache.h) and takes the frames below it from the proving walk.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "codecache.h"
+#include "framecache.h"
 #include "layout/layout.h"
 #include "log.h"
 #include "pyprof/format.h"
@@ -36,6 +40,8 @@
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
+#define FC_MIN_DEPTH 32       /* frame cache: shallower stacks are read whole */
+#define FC_MOVE     16        /* frames read above the anchor before it moves */
 
 uintptr_t pyvm_code_type, pyvm_str_type, pyvm_bytes_type;
 static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
@@ -50,14 +56,6 @@ static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
 static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
-/* What a frame looked like when last resolved. */
-struct raw_frame {
-    uintptr_t addr, code, instr, prev;
-    struct code_info *info;
-    int32_t line;
-    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
-};
-
 struct ts_cache {
     uintptr_t tstate;
     uint32_t seen;                 /* tick when last used              */
@@ -67,6 +65,7 @@ struct ts_cache {
     uint64_t cpu_ns;               /* read after the last sample's walk */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
+    struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -75,6 +74,16 @@ static uint32_t tick_no, sample_seq;
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
 static struct pyvm_frame out[PP_MAX_DEPTH];
+/* Whose sample out[] holds (tstate, its sample number): resolve_hit
+ * reuses its outer part. */
+static uintptr_t out_tstate;
+static uint32_t out_seq;
+/* Where this walk may stop (framecache_stop), and whether it did. */
+static struct {
+    uintptr_t addr, code, prev;
+    unsigned idx;
+    int hit;
+} fc_stop;
 
 /* ------------------------------------------------------------ detection */
 
@@ -182,6 +191,12 @@ int pyvm_detect(void)
         return -1;
     }
     free_threaded = L->gil == GIL_NONE;
+    Dl_info rt_info;
+    const ElfW(Sym) *rt_sym = NULL;
+    if (L->ts_last_profiled &&
+        dladdr1(rt, &rt_info, (void **)&rt_sym, RTLD_DL_SYMENT) && rt_sym)
+        framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
+                        runtime, rt_sym->st_size);
     if (L->init_shim_symbol)
         init_shim_code = (uintptr_t)dlsym(RTLD_DEFAULT, L->init_shim_symbol);
     /* A debug build (Py_TRACE_REFS) moves every object header: the type of
@@ -258,6 +273,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->depth = 0;
             c->seq = 0;
             c->cpu_tid = 0;
+            memset(&c->anchor, 0, sizeof c->anchor);
             return c;
         }
     }
@@ -396,13 +412,16 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
  * Where every C-level entry into the interpreter pushes a shim frame
  * (layouts that skip shims), a whole chain ends at one: a chain that ends
  * at a Python frame was cut (a generator that yielded, and cleared its
- * caller, between our reads of it and of its caller). */
+ * caller, between our reads of it and of its caller).  A walk that
+ * reaches the frame-cache stop (fc_stop) ends there, fc_stop.hit set: the
+ * rest of the chain was read and checked when the anchor was proved. */
 static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
                        int *pair_ok)
 {
     int n = 0, owner = -1;
     *truncated = 0;
     *pair_ok = 0;
+    fc_stop.hit = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
@@ -415,19 +434,27 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
         if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
-            walk[n].owner = owner;
+            walk[n].owner = (int16_t)owner;
+            walk[n].shims_below = 0;
             n++;
             if (n == 2) {
                 int ok = 1;
                 uintptr_t now = thread_top(tstate, &ok);
                 *pair_ok = ok && reachable(now, &walk[0]);
             }
+            if (f == fc_stop.addr && walk[n - 1].code == fc_stop.code &&
+                prev == fc_stop.prev && fc_stop.idx + n <= PP_MAX_DEPTH) {
+                fc_stop.hit = 1;
+                break;
+            }
+        } else if (n && walk[n - 1].shims_below < UINT16_MAX) {
+            walk[n - 1].shims_below++;
         }
         if (prev == f)
             return -1;
         f = prev;
     }
-    if (n && L->owner_skip_min >= 0 && !is_shim(owner))
+    if (n && !fc_stop.hit && L->owner_skip_min >= 0 && !is_shim(owner))
         return -1;
     /* A caller has started (the interpreter's own __init__ shim aside):
      * one that has not is a frame pushed again at the address of one that
@@ -444,23 +471,28 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
      * yielded and cleared its caller: a chain cut there.  (A thread whose
      * first Python frame is a generator resumed from C loses those
      * samples.) */
-    if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
+    if (n && !fc_stop.hit && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
         return -1;
     return n;
 }
 
+static int same_frame(const struct raw_frame *a, const struct raw_frame *b)
+{
+    return a->addr == b->addr && a->code == b->code && a->instr == b->instr &&
+           a->prev == b->prev && a->owner == b->owner &&
+           a->shims_below == b->shims_below;
+}
+
 /* The outermost frames of walk[0..n) whose (address, code, instruction)
- * equal those of the tstate's previous sample. */
+ * equal those of the tstate's previous sample (and their links: the frame
+ * cache's rules read them from the kept entries). */
 static unsigned count_same(const struct ts_cache *tc, int n)
 {
     unsigned same = 0;
     if (tc)
-        while (same < tc->depth && same < (unsigned)n) {
-            const struct raw_frame *a = &walk[n - 1 - same], *b = &tc->frames[same];
-            if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
-                break;
+        while (same < tc->depth && same < (unsigned)n &&
+               same_frame(&walk[n - 1 - same], &tc->frames[same]))
             same++;
-        }
     return same;
 }
 
@@ -481,6 +513,31 @@ static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
     return same;
 }
 
+/* Gives one frame its code entry and line; info stays NULL for a frame
+ * that is not a Python frame yet.  -1 when the code object is unreadable. */
+static int resolve_frame(struct raw_frame *a)
+{
+    a->info = codecache_get(L, a->code);
+    if (!a->info)
+        return -1;
+    int32_t lasti = lasti_of(a);
+    /* A frame still running its setup instructions is not a Python
+     * frame yet (generators excepted: owner 1).  Nor is one that has
+     * not run an instruction (-1) where there are setup instructions:
+     * for a generator or coroutine function that is its creation
+     * (RETURN_GENERATOR), not the generator running. */
+    if (L->frames == FRAMES_INTERP && a->owner != 1 &&
+        a->info->firsttraceable > 0 &&
+        (lasti < 0 || lasti < a->info->firsttraceable)) {
+        a->info = NULL;
+        return 0;
+    }
+    a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+    if (a->line < 0 && lasti < 0)
+        a->line = a->info->firstlineno;
+    return 0;
+}
+
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -489,28 +546,9 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     uint32_t ev = codecache_evictions();
     int trusted = tc && tc->evictions == ev;
     unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
-    for (int i = n - 1 - (int)same; i >= 0; i--) {
-        struct raw_frame *a = &walk[i];
-        int owner = a->owner;
-        a->info = codecache_get(L, a->code);
-        if (!a->info)
+    for (int i = n - 1 - (int)same; i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
             return -1;
-        int32_t lasti = lasti_of(a);
-        /* A frame still running its setup instructions is not a Python
-         * frame yet (generators excepted: owner 1).  Nor is one that has
-         * not run an instruction (-1) where there are setup instructions:
-         * for a generator or coroutine function that is its creation
-         * (RETURN_GENERATOR), not the generator running. */
-        if (L->frames == FRAMES_INTERP && owner != 1 &&
-            a->info->firsttraceable > 0 &&
-            (lasti < 0 || lasti < a->info->firsttraceable)) {
-            a->info = NULL;
-            continue;
-        }
-        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
-        if (a->line < 0 && lasti < 0)
-            a->line = a->info->firstlineno;
-    }
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
     if (trusted && same && codecache_evictions() != ev &&
@@ -518,11 +556,13 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
         tc->depth = 0;
         return resolve(tc, n, same_outer);
     }
+    /* out[] is filled from its end, outermost frame last, so that a
+     * thread's unchanged outer frames stay where they were (resolve_hit). */
     int kept = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = n - 1; i >= 0; i--)
         if (walk[i].info) {
-            out[kept].code = walk[i].info;
-            out[kept].line = walk[i].line;
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
             kept++;
         }
     /* Dropped incomplete frames are innermost: same_outer is unaffected. */
@@ -557,6 +597,74 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
+/* Completes walk[0..n) with the frames below the frame-cache stop
+ * walk[n - 1], which is tc->frames[base]: tc->frames[0..base), as the
+ * anchor's proof read them.  Returns the new depth. */
+static int framecache_fill(const struct ts_cache *tc, unsigned base, int n)
+{
+    for (unsigned i = base; i-- > 0; n++) {
+        walk[n] = tc->frames[i];
+        walk[n].info = NULL;
+    }
+    return n;
+}
+
+/* resolve() for a walk that ended at the frame-cache stop: walk[0..n) are
+ * the frames read, down to the stop, and the frames below it are
+ * tc->frames[0..base), which the thread's previous sample left resolved
+ * at the end of out[].  Touches only the frames read.  Returns the
+ * resolved depth, -1 when a code object is unreadable, -2 when the
+ * previous sample's entries cannot be used (the caller then completes
+ * the walk with framecache_fill and calls resolve()). */
+static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
+                       uint32_t prev_seq, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    if (tc->evictions != ev || out_tstate != tc->tstate || out_seq != prev_seq ||
+        tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
+        return -2;
+    if (tc->cap < base + (unsigned)n) {
+        struct raw_frame *fr = realloc(tc->frames,
+                                       (base + (size_t)n) * sizeof *fr);
+        if (!fr)
+            return -2;
+        tc->frames = fr;
+        tc->cap = base + (unsigned)n;
+    }
+    unsigned same = base;
+    while (same < tc->depth && same - base < (unsigned)n) {
+        struct raw_frame *a = &walk[n - 1 - (same - base)];
+        const struct raw_frame *b = &tc->frames[same];
+        if (!same_frame(a, b))
+            break;
+        a->info = b->info;
+        a->line = b->line;
+        same++;
+    }
+    for (int i = n - 1 - (int)(same - base); i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
+            return -1;
+    if (codecache_evictions() != ev)
+        return -2;
+    int kept = (int)base;
+    for (int i = n - 1; i >= 0; i--)
+        if (walk[i].info) {
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            kept++;
+        }
+    for (unsigned i = same; i < base + (unsigned)n; i++)
+        tc->frames[i] = walk[n - 1 - (i - base)];
+    tc->depth = base + (unsigned)n;
+    for (unsigned i = same; i < tc->depth; i++)
+        if (!tc->frames[i].info) {
+            tc->depth = i;
+            break;
+        }
+    *same_outer = same;
+    return kept;
+}
+
 /* The second read of a walk.  From the thread's current top, within
  * ALIVE_HOPS frames, find the first frame the walk read (the thread may
  * have called deeper meanwhile), or, when it has returned, the second;
@@ -587,8 +695,9 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     if (k < 0)
         return 0;
     while (cur) {
-        if (k == n && truncated)
-            return 1;              /* the rest is beyond the depth cap */
+        if (k == n && (truncated || fc_stop.hit))
+            return 1;              /* the rest is beyond the depth cap, or
+                                      below the frame-cache stop */
         struct raw_frame chk;
         uintptr_t up;
         int owner;
@@ -765,6 +874,42 @@ static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
 
 static pyvm_reject_fn reject_fn;
 
+/* 3.15, before a walk: where it may stop (fc_stop), from the thread's
+ * trusted anchor and the thread state t as read before the walk. */
+static void fc_begin(struct ts_cache *tc, const uint8_t *t)
+{
+    unsigned idx = 0;
+    fc_stop.hit = 0;
+    fc_stop.addr = tc ? framecache_stop(&tc->anchor, t, tc->frames, tc->depth,
+                                        &idx) : 0;
+    if (fc_stop.addr) {
+        fc_stop.idx = idx;
+        fc_stop.code = tc->frames[idx].code;
+        fc_stop.prev = tc->frames[idx].prev;
+    }
+}
+
+/* 3.15, after a sample (tc->frames now the whole stack; now: the anchor
+ * and its count read after the walk; read: frames the walk read): a full
+ * walk may prove the anchor; a stack deeper than FC_MIN_DEPTH whose
+ * anchor is missing or more than FC_MOVE frames down gets a new one, its
+ * innermost frame the thread owns, to be proved by a later walk. */
+static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
+                      const uintptr_t now[2], int read, int truncated)
+{
+    if (truncated) {
+        tc->anchor.trusted = 0;
+        return;
+    }
+    if (!fc_stop.hit)
+        framecache_prove(&tc->anchor, t, now, tc->frames, tc->depth);
+    if (tc->depth <= FC_MIN_DEPTH || (tc->anchor.trusted && read <= FC_MOVE))
+        return;
+    int idx = framecache_pick(tc->frames, tc->depth);
+    if (idx >= 0 && !(tc->anchor.trusted && (unsigned)idx == tc->anchor.idx))
+        framecache_write(&tc->anchor, tstate, tc->frames, (unsigned)idx);
+}
+
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected. */
@@ -781,12 +926,21 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         struct cpu_marks cpu = { .tid = native_tid(t) };
         cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
         cpu.prev = cpu.known ? was->cpu_ns : 0;
+        int fc = was && framecache_usable(tstate);
+        fc_begin(fc ? was : NULL, t);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
             continue;
         if (truncated && has_cycle(n))
+            continue;
+        /* Below the stop, the walk's frames are the anchor's only if the
+         * anchor frame lived through the walk. */
+        uintptr_t fc_now[2] = { 0, 0 };
+        fc = fc && framecache_now(tstate, fc_now) == 0;
+        if (fc_stop.hit &&
+            !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx)))
             continue;
 
         struct ts_cache *tc = ts_cache_for(tstate);
@@ -797,13 +951,20 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
             tc->cpu_ns = cpu.now;
         }
-        unsigned same = 0;
-        int kept = n ? resolve(tc, n, &same) : 0;
+        unsigned same = 0, base = fc_stop.hit ? fc_stop.idx : 0;
+        int read = n;
+        int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
+        if (kept == -2) {
+            n = framecache_fill(tc, base, n);
+            kept = n ? resolve(tc, n, &same) : 0;
+        }
         if (kept < 0) {
             if (tc)
                 tc->depth = 0;
             continue;
         }
+        if (fc && tc)
+            fc_settle(tc, tstate, t, fc_now, read, truncated);
         struct pyvm_thread th = {
             .tstate = tstate,
             .native_tid = cpu.tid,
@@ -815,8 +976,10 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
             .seq = tc ? tc->seq : 0,
             .prev_seq = prev_seq,
-            .frames = out,
+            .frames = out + PP_MAX_DEPTH - kept,
         };
+        out_tstate = tstate;
+        out_seq = th.seq;
         fn(ctx, &th);
         return 1;
     }
@@ -864,8 +1027,10 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
 
 void pyvm_after_fork(void)
 {
+    out_tstate = 0;
     for (unsigned i = 0; i < TS_SLOTS; i++) {
         ts_caches[i].tstate = 0;
         ts_caches[i].depth = 0;
+        memset(&ts_caches[i].anchor, 0, sizeof ts_caches[i].anchor);
     }
 }
