@@ -890,12 +890,12 @@ static void fc_begin(struct ts_cache *tc, const uint8_t *t)
 }
 
 /* 3.15, after a sample (tc->frames now the whole stack; now: the anchor
- * and its count read after the walk; read: frames the walk read): a full
- * walk may prove the anchor; a stack deeper than FC_MIN_DEPTH whose
- * anchor is missing or more than FC_MOVE frames down gets a new one, its
- * innermost frame the thread owns, to be proved by a later walk. */
+ * and its count read after the walk): a full walk may prove the anchor; a
+ * stack deeper than FC_MIN_DEPTH whose anchor is missing or has more than
+ * FC_MOVE frames above it gets a new one, its innermost frame the thread
+ * owns, to be proved by a later walk. */
 static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
-                      const uintptr_t now[2], int read, int truncated)
+                      const uintptr_t now[2], int truncated)
 {
     if (truncated) {
         tc->anchor.trusted = 0;
@@ -903,7 +903,8 @@ static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
     }
     if (!fc_stop.hit)
         framecache_prove(&tc->anchor, t, now, tc->frames, tc->depth);
-    if (tc->depth <= FC_MIN_DEPTH || (tc->anchor.trusted && read <= FC_MOVE))
+    if (tc->depth <= FC_MIN_DEPTH ||
+        (tc->anchor.trusted && tc->anchor.idx + FC_MOVE >= tc->depth))
         return;
     int idx = framecache_pick(tc->frames, tc->depth);
     if (idx >= 0 && !(tc->anchor.trusted && (unsigned)idx == tc->anchor.idx))
@@ -952,7 +953,6 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             tc->cpu_ns = cpu.now;
         }
         unsigned same = 0, base = fc_stop.hit ? fc_stop.idx : 0;
-        int read = n;
         int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
         if (kept == -2) {
             n = framecache_fill(tc, base, n);
@@ -964,7 +964,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             continue;
         }
         if (fc && tc)
-            fc_settle(tc, tstate, t, fc_now, read, truncated);
+            fc_settle(tc, tstate, t, fc_now, truncated);
         struct pyvm_thread th = {
             .tstate = tstate,
             .native_tid = cpu.tid,
