@@ -4,6 +4,7 @@
  * (walk.c) and the code cache.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "base/log.h"
 #include "guard/safe_read.h"
 #include "python/codecache.h"
+#include "python/framecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
 #include "python/walk.h"
@@ -141,6 +143,14 @@ int pyvm_detect(void)
     }
     if (L->frames == FRAMES_OBJECTS && !L->ts_native_tid)
         find_pthread_tid_candidates();
+    /* 3.15's frame cache writes only into thread states inside the
+     * runtime's static storage (python/framecache.h). */
+    Dl_info rt_info;
+    const ElfW(Sym) *rt_sym = NULL;
+    if (L->ts_last_profiled &&
+        dladdr1(rt, &rt_info, (void **)&rt_sym, RTLD_DL_SYMENT) && rt_sym)
+        framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
+                        runtime, rt_sym->st_size);
     codecache_types(code_type, str_type, bytes_type);
     walk_attach(L, runtime, init_shim_code);
     return 1;

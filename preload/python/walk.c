@@ -14,7 +14,9 @@
  * Reuse: a caller's frame does not change while its callee runs, so the
  * outermost frames whose (address, code, instruction) equal those of the
  * thread's previous sample keep their resolved code and line; only the
- * frames that changed go through the code cache and line table.
+ * frames that changed go through the code cache and line table.  On 3.15
+ * a walk also stops at the interpreter-kept anchor once it is proved
+ * (framecache.h) and takes the frames below it from the proving walk.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -28,6 +30,7 @@
 #include "guard/safe_read.h"
 #include "pyprof/format.h"
 #include "python/codecache.h"
+#include "python/framecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
 #include "python/walk.h"
@@ -38,6 +41,8 @@
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
+#define FC_MIN_DEPTH 32       /* frame cache: shallower stacks are read whole */
+#define FC_MOVE     16        /* frames read above the anchor before it moves */
 
 /* What detect.c found (walk_attach, walk_thread_id_at); NULL L: nothing
  * to walk. */
@@ -45,14 +50,6 @@ static const struct py_layout *L;
 static uintptr_t runtime;
 static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
-
-/* What a frame looked like when last resolved. */
-struct raw_frame {
-    uintptr_t addr, code, instr, prev;
-    struct code_info *info;
-    int32_t line;
-    int32_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
-};
 
 struct ts_cache {
     uintptr_t tstate;
@@ -64,6 +61,7 @@ struct ts_cache {
                                     * (or an earlier attempt's)         */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
+    struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -73,6 +71,16 @@ static unsigned tick_retries;      /* re-reads left in this tick */
 /* Scratch for one walk, innermost first. */
 static struct raw_frame walk[PP_MAX_DEPTH];
 static struct pyvm_frame out[PP_MAX_DEPTH];
+/* Whose sample out[] holds (tstate, its sample number): resolve_hit
+ * reuses its outer part. */
+static uintptr_t out_tstate;
+static uint32_t out_seq;
+/* Where this walk may stop (framecache_stop), and whether it did. */
+static struct {
+    uintptr_t addr, code, prev;
+    unsigned idx;
+    int hit;
+} fc_stop;
 
 void walk_attach(const struct py_layout *layout, uintptr_t rt, uintptr_t shim)
 {
@@ -100,6 +108,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->depth = 0;
             c->seq = 0;
             c->cpu_tid = 0;
+            memset(&c->anchor, 0, sizeof c->anchor);
             return c;
         }
     }
@@ -238,13 +247,16 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
  * Where every C-level entry into the interpreter pushes a shim frame
  * (layouts that skip shims), a whole chain ends at one: a chain that ends
  * at a Python frame was cut (a generator that yielded, and cleared its
- * caller, between our reads of it and of its caller). */
+ * caller, between our reads of it and of its caller).  A walk that
+ * reaches the frame-cache stop (fc_stop) ends there, fc_stop.hit set: the
+ * rest of the chain was read and checked when the anchor was proved. */
 static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
                        int *pair_ok)
 {
     int n = 0, owner = -1;
     *truncated = 0;
     *pair_ok = 0;
+    fc_stop.hit = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
@@ -257,19 +269,27 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
         if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
-            walk[n].owner = owner;
+            walk[n].owner = (int16_t)owner;
+            walk[n].shims_below = 0;
             n++;
             if (n == 2) {
                 int ok = 1;
                 uintptr_t now = thread_top(tstate, &ok);
                 *pair_ok = ok && reachable(now, &walk[0]);
             }
+            if (f == fc_stop.addr && walk[n - 1].code == fc_stop.code &&
+                prev == fc_stop.prev && fc_stop.idx + n <= PP_MAX_DEPTH) {
+                fc_stop.hit = 1;
+                break;
+            }
+        } else if (n && walk[n - 1].shims_below < UINT16_MAX) {
+            walk[n - 1].shims_below++;
         }
         if (prev == f)
             return -1;
         f = prev;
     }
-    if (n && L->owner_skip_min >= 0 && !is_shim(owner))
+    if (n && !fc_stop.hit && L->owner_skip_min >= 0 && !is_shim(owner))
         return -1;
     /* A caller has started (the interpreter's own __init__ shim aside):
      * one that has not is a frame pushed again at the address of one that
@@ -286,23 +306,28 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
      * yielded and cleared its caller: a chain cut there.  (A thread whose
      * first Python frame is a generator resumed from C loses those
      * samples.) */
-    if (n && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
+    if (n && !fc_stop.hit && L->owner_skip_min < 0 && walk[n - 1].owner == 1)
         return -1;
     return n;
 }
 
+static int same_frame(const struct raw_frame *a, const struct raw_frame *b)
+{
+    return a->addr == b->addr && a->code == b->code && a->instr == b->instr &&
+           a->prev == b->prev && a->owner == b->owner &&
+           a->shims_below == b->shims_below;
+}
+
 /* The outermost frames of walk[0..n) whose (address, code, instruction)
- * equal those of the tstate's previous sample. */
+ * equal those of the tstate's previous sample (and their links: the frame
+ * cache's rules read them from the kept entries). */
 static unsigned count_same(const struct ts_cache *tc, int n)
 {
     unsigned same = 0;
     if (tc)
-        while (same < tc->depth && same < (unsigned)n) {
-            const struct raw_frame *a = &walk[n - 1 - same], *b = &tc->frames[same];
-            if (a->addr != b->addr || a->code != b->code || a->instr != b->instr)
-                break;
+        while (same < tc->depth && same < (unsigned)n &&
+               same_frame(&walk[n - 1 - same], &tc->frames[same]))
             same++;
-        }
     return same;
 }
 
@@ -323,6 +348,31 @@ static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
     return same;
 }
 
+/* Gives one frame its code entry and line; info stays NULL for a frame
+ * that is not a Python frame yet.  -1 when the code object is unreadable. */
+static int resolve_frame(struct raw_frame *a)
+{
+    a->info = codecache_get(L, a->code);
+    if (!a->info)
+        return -1;
+    int32_t lasti = lasti_of(a);
+    /* A frame still running its setup instructions is not a Python
+     * frame yet (generators excepted: owner 1).  Nor is one that has
+     * not run an instruction (-1) where there are setup instructions:
+     * for a generator or coroutine function that is its creation
+     * (RETURN_GENERATOR), not the generator running. */
+    if (L->frames == FRAMES_INTERP && a->owner != 1 &&
+        a->info->firsttraceable > 0 &&
+        (lasti < 0 || lasti < a->info->firsttraceable)) {
+        a->info = NULL;
+        return 0;
+    }
+    a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+    if (a->line < 0 && lasti < 0)
+        a->line = a->info->firstlineno;
+    return 0;
+}
+
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -331,28 +381,9 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     uint32_t ev = codecache_evictions();
     int trusted = tc && tc->evictions == ev;
     unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
-    for (int i = n - 1 - (int)same; i >= 0; i--) {
-        struct raw_frame *a = &walk[i];
-        int owner = a->owner;
-        a->info = codecache_get(L, a->code);
-        if (!a->info)
+    for (int i = n - 1 - (int)same; i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
             return -1;
-        int32_t lasti = lasti_of(a);
-        /* A frame still running its setup instructions is not a Python
-         * frame yet (generators excepted: owner 1).  Nor is one that has
-         * not run an instruction (-1) where there are setup instructions:
-         * for a generator or coroutine function that is its creation
-         * (RETURN_GENERATOR), not the generator running. */
-        if (L->frames == FRAMES_INTERP && owner != 1 &&
-            a->info->firsttraceable > 0 &&
-            (lasti < 0 || lasti < a->info->firsttraceable)) {
-            a->info = NULL;
-            continue;
-        }
-        a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
-        if (a->line < 0 && lasti < 0)
-            a->line = a->info->firstlineno;
-    }
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
     if (trusted && same && codecache_evictions() != ev &&
@@ -360,11 +391,13 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
         tc->depth = 0;
         return resolve(tc, n, same_outer);
     }
+    /* out[] is filled from its end, outermost frame last, so that a
+     * thread's unchanged outer frames stay where they were (resolve_hit). */
     int kept = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = n - 1; i >= 0; i--)
         if (walk[i].info) {
-            out[kept].code = walk[i].info;
-            out[kept].line = walk[i].line;
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
             kept++;
         }
     /* Dropped incomplete frames are innermost: same_outer is unaffected. */
@@ -399,6 +432,74 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     return kept;
 }
 
+/* Completes walk[0..n) with the frames below the frame-cache stop
+ * walk[n - 1], which is tc->frames[base]: tc->frames[0..base), as the
+ * anchor's proof read them.  Returns the new depth. */
+static int framecache_fill(const struct ts_cache *tc, unsigned base, int n)
+{
+    for (unsigned i = base; i-- > 0; n++) {
+        walk[n] = tc->frames[i];
+        walk[n].info = NULL;
+    }
+    return n;
+}
+
+/* resolve() for a walk that ended at the frame-cache stop: walk[0..n) are
+ * the frames read, down to the stop, and the frames below it are
+ * tc->frames[0..base), which the thread's previous sample left resolved
+ * at the end of out[].  Touches only the frames read.  Returns the
+ * resolved depth, -1 when a code object is unreadable, -2 when the
+ * previous sample's entries cannot be used (the caller then completes
+ * the walk with framecache_fill and calls resolve()). */
+static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
+                       uint32_t prev_seq, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    if (tc->evictions != ev || out_tstate != tc->tstate || out_seq != prev_seq ||
+        tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
+        return -2;
+    if (tc->cap < base + (unsigned)n) {
+        struct raw_frame *fr = realloc(tc->frames,
+                                       (base + (size_t)n) * sizeof *fr);
+        if (!fr)
+            return -2;
+        tc->frames = fr;
+        tc->cap = base + (unsigned)n;
+    }
+    unsigned same = base;
+    while (same < tc->depth && same - base < (unsigned)n) {
+        struct raw_frame *a = &walk[n - 1 - (same - base)];
+        const struct raw_frame *b = &tc->frames[same];
+        if (!same_frame(a, b))
+            break;
+        a->info = b->info;
+        a->line = b->line;
+        same++;
+    }
+    for (int i = n - 1 - (int)(same - base); i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
+            return -1;
+    if (codecache_evictions() != ev)
+        return -2;
+    int kept = (int)base;
+    for (int i = n - 1; i >= 0; i--)
+        if (walk[i].info) {
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            kept++;
+        }
+    for (unsigned i = same; i < base + (unsigned)n; i++)
+        tc->frames[i] = walk[n - 1 - (i - base)];
+    tc->depth = base + (unsigned)n;
+    for (unsigned i = same; i < tc->depth; i++)
+        if (!tc->frames[i].info) {
+            tc->depth = i;
+            break;
+        }
+    *same_outer = same;
+    return kept;
+}
+
 /* The second read of a walk.  From the thread's current top, within
  * ALIVE_HOPS frames, find the first frame the walk read (the thread may
  * have called deeper meanwhile), or, when it has returned, the second;
@@ -429,8 +530,9 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     if (k < 0)
         return 0;
     while (cur) {
-        if (k == n && truncated)
-            return 1;              /* the rest is beyond the depth cap */
+        if (k == n && (truncated || fc_stop.hit))
+            return 1;              /* the rest is beyond the depth cap, or
+                                      below the frame-cache stop */
         struct raw_frame chk;
         uintptr_t up;
         int owner;
@@ -611,6 +713,43 @@ static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
 
 static pyvm_reject_fn reject_fn;
 
+/* 3.15, before a walk: where it may stop (fc_stop), from the thread's
+ * trusted anchor and the thread state t as read before the walk. */
+static void fc_begin(struct ts_cache *tc, const uint8_t *t)
+{
+    unsigned idx = 0;
+    fc_stop.hit = 0;
+    fc_stop.addr = tc ? framecache_stop(&tc->anchor, t, tc->frames, tc->depth,
+                                        &idx) : 0;
+    if (fc_stop.addr) {
+        fc_stop.idx = idx;
+        fc_stop.code = tc->frames[idx].code;
+        fc_stop.prev = tc->frames[idx].prev;
+    }
+}
+
+/* 3.15, after a sample (tc->frames now the whole stack; now: the anchor
+ * and its count read after the walk): a full walk may prove the anchor; a
+ * stack deeper than FC_MIN_DEPTH whose anchor is missing or has more than
+ * FC_MOVE frames above it gets a new one, its innermost frame the thread
+ * owns, to be proved by a later walk. */
+static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
+                      const uintptr_t now[2], int truncated)
+{
+    if (truncated) {
+        tc->anchor.trusted = 0;
+        return;
+    }
+    if (!fc_stop.hit)
+        framecache_prove(&tc->anchor, t, now, tc->frames, tc->depth);
+    if (tc->depth <= FC_MIN_DEPTH ||
+        (tc->anchor.trusted && tc->anchor.idx + FC_MOVE >= tc->depth))
+        return;
+    int idx = framecache_pick(tc->frames, tc->depth);
+    if (idx >= 0 && !(tc->anchor.trusted && (unsigned)idx == tc->anchor.idx))
+        framecache_write(&tc->anchor, tstate, tc->frames, (unsigned)idx);
+}
+
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
 /* The CPU-time marks for one attempt.  Once an attempt has seen the
@@ -654,12 +793,22 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
         cpu = cpu_marks_for(tstate, t, attempt ? &cpu : NULL);
+        struct ts_cache *was = ts_cache_for(tstate);
+        int fc = was && framecache_usable(tstate);
+        fc_begin(fc ? was : NULL, t);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
             continue;
         if (truncated && has_cycle(n))
+            continue;
+        /* Below the stop, the walk's frames are the anchor's only if the
+         * anchor frame lived through the walk. */
+        uintptr_t fc_now[2] = { 0, 0 };
+        fc = fc && framecache_now(tstate, fc_now) == 0;
+        if (fc_stop.hit &&
+            !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx)))
             continue;
 
         struct ts_cache *tc = ts_cache_for(tstate);
@@ -670,13 +819,19 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
             tc->cpu_ns = cpu.now;
         }
-        unsigned same = 0;
-        int kept = n ? resolve(tc, n, &same) : 0;
+        unsigned same = 0, base = fc_stop.hit ? fc_stop.idx : 0;
+        int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
+        if (kept == -2) {
+            n = framecache_fill(tc, base, n);
+            kept = n ? resolve(tc, n, &same) : 0;
+        }
         if (kept < 0) {
             if (tc)
                 tc->depth = 0;
             continue;
         }
+        if (fc && tc)
+            fc_settle(tc, tstate, t, fc_now, truncated);
         struct pyvm_thread th = {
             .tstate = tstate,
             .native_tid = cpu.tid,
@@ -688,8 +843,10 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
             .seq = tc ? tc->seq : 0,
             .prev_seq = prev_seq,
-            .frames = out,
+            .frames = out + PP_MAX_DEPTH - kept,
         };
+        out_tstate = tstate;
+        out_seq = th.seq;
         fn(ctx, &th);
         return 1;
     }
@@ -738,8 +895,10 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
 
 void pyvm_after_fork(void)
 {
+    out_tstate = 0;
     for (unsigned i = 0; i < TS_SLOTS; i++) {
         ts_caches[i].tstate = 0;
         ts_caches[i].depth = 0;
+        memset(&ts_caches[i].anchor, 0, sizeof ts_caches[i].anchor);
     }
 }
