@@ -33,6 +33,7 @@
 #include "python/framecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
+#include "python/resumer.h"
 #include "python/walk.h"
 
 #define MAX_RETRIES 32        /* re-reads of one thread's stack: see sample_thread */
@@ -613,6 +614,56 @@ static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
            same_thread(tstate, t);
 }
 
+/* Whether frame f is a generator's with no caller link: one that is not
+ * running (being resumed, or having yielded, in the instructions between
+ * the interpreter's stores of its caller link and of the thread's current
+ * frame). */
+static int lone_generator(uintptr_t f)
+{
+    struct raw_frame rf;
+    uintptr_t prev;
+    int owner;
+    return read_frame(f, &rf, &prev, &owner) > 0 &&
+           owner == L->resumer.owned_by_generator && !prev;
+}
+
+/* Whether this walk is the sample's last try.  A running thread is past
+ * a lone generator by the next walk, one stopped in it is there still at
+ * the last: only that one pays walk_stopped_resumer's system calls. */
+static int last_try;
+
+/* A thread whose current frame is a lone generator: a running one leaves
+ * that state within a re-read or two, one stopped in it stays there and
+ * no re-read sees its stack.  So when the kernel's count of the thread's
+ * CPU time is the same before and after, every read in between saw one
+ * memory state (the stopped thread holds the GIL: nothing else changes
+ * its frames), and the frame resumer_frame finds in it is the thread's
+ * innermost.  Returns the depth, -1 when that cannot be shown. */
+static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
+                                struct cpu_marks *cpu, int *truncated)
+{
+    uint64_t before, after;
+    int ok = 1;
+    static int pair_ok;    /* static: this runs under sigsetjmp */
+    if (!cpu->tid || pp_thread_cpu_ns(cpu->tid, &before) != 0)
+        return -1;
+    uintptr_t gen = thread_top(tstate, &ok);
+    if (!ok || !gen || !lone_generator(gen))
+        return -1;
+    uintptr_t f = resumer_frame(L, tstate, gen);
+    if (!f || f == gen)
+        return -1;
+    int n = walk_frames(tstate, f, truncated, &pair_ok);
+    if (n <= 0 || walk[0].addr != f || lasti_of(&walk[0]) < 0 ||
+        pp_thread_cpu_ns(cpu->tid, &after) != 0 || after != before ||
+        !same_thread(tstate, t))
+        return -1;
+    cpu->now_known = 1;
+    cpu->now = after;
+    cpu->ran = cpu->known && after != cpu->prev;
+    return n;
+}
+
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not
  * run if its CPU time after the walk is what it was after its previous
@@ -633,6 +684,9 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
+    if (n < 0 && last_try && L->resumer.ts_exc_info && top &&
+        lone_generator(top))
+        return walk_stopped_resumer(tstate, t, cpu, truncated);
     if (n < 0)
         return -1;
     uintptr_t now_top = thread_top(tstate, &ok);
@@ -788,6 +842,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             break;
         if (attempt)
             tick_retries--;
+        last_try = attempt == MAX_RETRIES || !tick_retries;
         if (attempt && safe_read(cur, tstate, L->ts_read) != 0)
             return 0;
         const uint8_t *t = attempt ? cur : ts;

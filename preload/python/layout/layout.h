@@ -38,6 +38,28 @@ enum line_kind {
     LINES_311,           /* location table                                   */
 };
 
+/* 3.12: where a thread stopped with its current-frame pointer naming a
+ * generator frame that is not running (no caller link) keeps what names
+ * its innermost frame (python/resumer.c).  Zero in other layouts: the
+ * family that has it fills ts_exc_info. */
+struct resumer_layout {
+    uint32_t ts_exc_info;        /* PyThreadState.exc_info                  */
+    uint32_t ts_exc_state;       /* PyThreadState.exc_state: no generator   */
+    uint32_t ts_datastack_chunk; /* the data stack's current chunk          */
+    uint32_t ts_datastack_top;
+    uint32_t chunk_previous;     /* _PyStackChunk                            */
+    uint32_t chunk_size;
+    uint32_t chunk_data;
+    uint32_t gen_exc_state;      /* the common head of generators,          */
+    uint32_t gen_frame_state;    /* coroutines and async generators         */
+    uint32_t gen_iframe;
+    uint32_t exc_previous;       /* _PyErr_StackItem.previous_item          */
+    uint32_t co_framesize;       /* int, in pointer-sized words              */
+    int8_t executing;            /* gi_frame_state of a running generator   */
+    uint8_t owned_by_thread;     /* frame owner: on the data stack          */
+    uint8_t owned_by_generator;  /* frame owner: inside a generator         */
+};
+
 struct py_layout {
     int minor;
     enum frame_kind frames;
@@ -98,6 +120,8 @@ struct py_layout {
     uint32_t co_linetable;
     uint32_t co_firsttraceable;  /* FRAMES_INTERP only                       */
     uint32_t co_code_adaptive;   /* FRAMES_INTERP only                       */
+
+    struct resumer_layout resumer;
 
     /* objects */
     uint32_t ob_type;

@@ -26,6 +26,17 @@ const struct py_layout py312_layout = {
     .co_firstlineno = 68, .co_linetable = 136, .co_firsttraceable = 176,
     .co_code_adaptive = 192,
 
+    /* exc_info, exc_state, datastack_chunk, datastack_top; _PyStackChunk;
+     * PyGenObject's gi_exc_state, gi_frame_state, gi_iframe (the same in
+     * coroutines and async generators); FRAME_EXECUTING 0, owners
+     * FRAME_OWNED_BY_THREAD 0 and FRAME_OWNED_BY_GENERATOR 1 */
+    .resumer = { .ts_exc_info = 104, .ts_exc_state = 256,
+                 .ts_datastack_chunk = 232, .ts_datastack_top = 240,
+                 .chunk_previous = 0, .chunk_size = 8, .chunk_data = 24,
+                 .gen_exc_state = 40, .gen_frame_state = 67, .gen_iframe = 72,
+                 .exc_previous = 8, .co_framesize = 76, .executing = 0,
+                 .owned_by_thread = 0, .owned_by_generator = 1 },
+
     .ob_type = 8, .bytes_size = 16, .bytes_data = 32,
     .str = { .length = 16, .state = 32, .ascii_data = 40, .compact_data = 56,
              .legacy_data = 56, .kind_shift = 2, .compact_bit = 5,
