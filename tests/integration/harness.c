@@ -247,6 +247,23 @@ static int drain(struct sink *s)
     return 1;
 }
 
+/* In the child, before exec: every signal at its default action and none
+ * blocked, as a terminal's shell starts a command, whatever make check
+ * inherited (nohup, or `make check &` from a script, ignore SIGHUP, SIGINT
+ * and SIGQUIT; the tests of what signals do need them to act). */
+static void reset_signals(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            sigaction(s, &dfl, NULL);   /* glibc's own refuse: EINVAL */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 void pp_run(struct pp_result *r, const char *const argv[],
             const char *const env[], double timeout_s,
             pp_poll_fn *poll_fn, void *poll_arg)
@@ -263,6 +280,7 @@ void pp_run(struct pp_result *r, const char *const argv[],
     cr_assert(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
         setpgid(0, 0);
+        reset_signals();
         int null = open("/dev/null", O_RDONLY);
         dup2(null, 0);
         dup2(o[1], 1);
