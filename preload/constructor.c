@@ -86,7 +86,9 @@ static int start_python(void)
 
 /* Looks for an interpreter in the process (constructor, and again after
  * a dlopen: hooks/dlopen.c).  The sampler then waits, as usual, for the
- * interpreter to be initialized. */
+ * interpreter to be initialized.  A CPython that cannot be read (a
+ * version not known, a failed check) leaves its not-profiled record at
+ * once, unless PYPROF_ONLY leaves it out anyway (pyprof(7), DIAGNOSTICS). */
 static void detect_python(void)
 {
     int r = pyvm_detect();
@@ -94,7 +96,14 @@ static void detect_python(void)
      * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
     if (r != 0 && pp_state.started_by == PP_START_ROOT)
         pp_config_report_bad_log();
-    if (r != 0 && pp_profile_found(r) && r == 1 && start_python() != 0)
+    if (r == 0 || !pp_profile_found(r))
+        return;
+    if (r < 0) {
+        if (!pp_config.only[0] || only_match(pp_state.argv))
+            pp_not_profiled("%s", pyvm_refusal());
+        return;
+    }
+    if (start_python() != 0)
         pp_not_started();
 }
 

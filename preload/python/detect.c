@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -26,6 +27,7 @@ static int (*is_initialized)(void);
 static char version[32];
 static int free_threaded;
 static int layout_checked;          /* 0 unknown, 1 good, -1 refused */
+static char refusal[160];
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
 static uint8_t tid_candidates[512]; /* offsets matching in the main thread */
 
@@ -64,6 +66,19 @@ static void confirm_pthread_tid_offset(void)
               "on-CPU state is unknown on this Python");
 }
 
+/* Notes why this CPython is not read; -1 for pyvm_detect to return. */
+static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(refusal, sizeof refusal, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *pyvm_refusal(void) { return refusal; }
+
 /* Major.minor.micro from Py_Version (3.11+) or Py_GetVersion() (3.10). */
 static int read_version(int *minor)
 {
@@ -94,10 +109,8 @@ int pyvm_detect(void)
     if (!rt)
         return 0;
     int minor;
-    if (read_version(&minor) != 0) {
-        pp_warn("cannot tell which Python this is; not profiled");
-        return -1;
-    }
+    if (read_version(&minor) != 0)
+        return refuse("cannot tell which Python this is");
     runtime = (uintptr_t)rt;
     is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
     uintptr_t code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
@@ -105,11 +118,8 @@ int pyvm_detect(void)
     uintptr_t bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
     uintptr_t type_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyType_Type");
     if (!is_initialized || !code_type || !str_type ||
-        !bytes_type || !type_type) {
-        pp_warn("Python %s does not export the symbols pyprof needs; not profiled",
-                version);
-        return -1;
-    }
+        !bytes_type || !type_type)
+        return refuse("Python %s does not export the symbols pyprof needs", version);
     const char *why = NULL;
     switch (minor) {
     case 10: L = &py310_layout; break;
@@ -124,10 +134,8 @@ int pyvm_detect(void)
     default:
         why = "this version is not supported";
     }
-    if (!L) {
-        pp_warn("Python %s: %s; not profiled", version, why);
-        return -1;
-    }
+    if (!L)
+        return refuse("Python %s: %s", version, why);
     free_threaded = L->gil == GIL_NONE;
     uintptr_t init_shim_code = 0;
     if (L->init_shim_symbol)
@@ -136,10 +144,8 @@ int pyvm_detect(void)
      * PyUnicode_Type must sit where our layout says. */
     int ok = 1;
     if (rd_ptr(str_type + L->ob_type, &ok) != type_type || !ok) {
-        pp_warn("Python %s: object layout differs (debug build?); not profiled",
-                version);
         L = NULL;
-        return -1;
+        return refuse("Python %s: object layout differs (debug build?)", version);
     }
     if (L->frames == FRAMES_OBJECTS && !L->ts_native_tid)
         find_pthread_tid_candidates();

@@ -32,9 +32,14 @@ struct code_info;   /* codecache.h */
  * (a few dlsym calls); called from the constructor of every process.
  * Returns 1 for a supported CPython, 0 when this is not a CPython process
  * (stay dormant, say nothing), -1 for a CPython we cannot read (unknown
- * version or a failed sanity check: reported once on stderr, stay dormant).
+ * version or a failed sanity check; pyvm_refusal says why, for the caller
+ * to report: the not-profiled record is a higher layer's).
  * Must not start threads or write files. */
 int pyvm_detect(void);
+
+/* Why pyvm_detect returned -1 ("Python 3.16.0: this version is not
+ * supported"); "" before that. */
+const char *pyvm_refusal(void);
 
 /* "3.11.7" or similar; valid after pyvm_detect() returned 1. */
 const char *pyvm_version(void);

@@ -589,6 +589,8 @@ int writer_open(const struct writer_image *img)
     return 0;
 }
 
+uint64_t writer_start_ns(void) { return w.start_mono; }
+
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name)
 {
     uint8_t tmp[128];

@@ -39,6 +39,10 @@ struct writer_image {
  * and writes its header.  Returns 0, or -1 with one message on stderr. */
 int writer_open(const struct writer_image *img);
 
+/* The file's start on CLOCK_MONOTONIC, taken before writer_open's work of
+ * creating it: where its account of deadlines begins. */
+uint64_t writer_start_ns(void);
+
 /* Declares thread idx (small, dense, chosen by the caller) with its name. */
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name);
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "sample/deadlines.h"
 #include "sample/lifecycle.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
@@ -80,6 +81,7 @@ static size_t threads_cap, threads_used;
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
+static struct deadlines deadlines;
 static int main_gone;       /* the main thread ended with pthread_exit */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
@@ -258,7 +260,7 @@ static int open_file(void)
     file_open = 1;
     /* Deadlines before the interpreter was ready had nothing to sample;
      * the file's account starts with the file (its header's start). */
-    counters.missed = 0;
+    deadlines_file_start(&deadlines, writer_start_ns());
     atomic_store(&pp_profile.has_file, 1);
     if (file_created)
         file_created();
@@ -376,12 +378,19 @@ static void other_signal(const siginfo_t *si)
 }
 
 /* When the file ends: the thread may have been off a CPU since it last
- * served a deadline (next = the first one not served), and the deadlines
- * that passed meanwhile got no tick. */
-static void count_late(uint64_t now, uint64_t next, uint64_t iv)
+ * served a deadline, and the deadlines that passed meanwhile got no tick. */
+static void count_late(void)
 {
-    if (now >= next)
-        counters.missed += (now - next) / iv + 1;
+    counters.missed += deadlines_pass(&deadlines,
+                                      deadlines_due(&deadlines, mono_ns()));
+}
+
+/* Deadlines from now on, counted at once when the file is already open
+ * (the image goes on after a failed exec), else from the file's start. */
+static void start_deadlines(void)
+{
+    deadlines_init(&deadlines, mono_ns(), 1000000000ULL / pp_config.hz,
+                   file_open > 0 ? 0 : UINT64_MAX);
 }
 
 /* Whether polling may take a CPU for itself: never on a single CPU, where
@@ -400,22 +409,20 @@ static int may_spin(void)
  * syscall), missed deadlines counted like timer overruns. */
 static void spin_loop(const sigset_t *set)
 {
-    const uint64_t iv = 1000000000ULL / pp_config.hz;
-    uint64_t next = mono_ns() + iv;
     unsigned polls = 0;
+    start_deadlines();
     for (;;) {
         if (atomic_load(&request) == REQ_FINISH) {
             /* The thread may have been off a CPU since its last look at
              * the clock: the deadlines that passed meanwhile are missed. */
-            count_late(mono_ns(), next, iv);
+            count_late();
             serve_request();
             return;
         }
-        uint64_t now = mono_ns();
-        if (now >= next) {
-            uint64_t late = (now - next) / iv;
-            counters.missed += late;
-            next += (late + 1) * iv;
+        uint64_t due = deadlines_due(&deadlines, mono_ns());
+        if (due) {
+            counters.missed += deadlines_pass(&deadlines, due - 1);
+            deadlines_pass(&deadlines, 1);
             tick();
             continue;
         }
@@ -482,9 +489,6 @@ static void *sampler_main(void *arg)
         atomic_store(&acked, 1);
         return leave();
     }
-    /* Where the timer's next expiry falls, for count_late. */
-    const uint64_t iv = 1000000000ULL / pp_config.hz;
-    uint64_t next = mono_ns() + iv;
     timer_t timer;
     if (make_timer(&timer) != 0) {
         int e = errno;
@@ -493,19 +497,24 @@ static void *sampler_main(void *arg)
         running = 0;
         return leave();
     }
+    /* The timer's expiries, for count_late and for overruns that came
+     * before the file's start. */
+    start_deadlines();
     for (;;) {
         siginfo_t si;
         if (take_signal(&set, &si, NULL) < 0)
             continue;
         if (atomic_load(&request) == REQ_FINISH) {
-            count_late(mono_ns(), next, iv);
+            count_late();
             serve_request();
             break;
         }
         if (si.si_code == SI_TIMER && si.si_value.sival_int == TIMER_COOKIE) {
+            /* The expiries the signal stands for: the latest is this
+             * tick, the overruns before it are missed ones. */
             uint64_t over = (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
-            counters.missed += over;
-            next += (over + 1) * iv;
+            counters.missed += deadlines_pass(&deadlines, over);
+            deadlines_pass(&deadlines, 1);
             tick();
         } else {
             other_signal(&si);

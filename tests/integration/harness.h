@@ -85,7 +85,8 @@ struct pp_result {
 typedef void pp_poll_fn(void *arg, pid_t pid);
 
 /* Runs argv[0] (searched in PATH) with stdin from /dev/null, in its own
- * process group, and collects its output.  The environment is the test's
+ * process group, every signal at its default action and none blocked, and
+ * collects its output.  The environment is the test's
  * own minus LD_PRELOAD and every PYPROF_* variable, plus
  * PYTHONDONTWRITEBYTECODE=1, then env[] applied in order: "NAME=value"
  * sets, "NAME" alone removes.  After timeout_s seconds the whole group is

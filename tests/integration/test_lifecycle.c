@@ -5,6 +5,7 @@
  * complete where the process could be told it was ending, and each ended
  * as it would have.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,32 @@ static void exits_without_pids(const char *out, char *buf, size_t cap)
         if ((size_t)used >= cap)
             break;
     }
+}
+
+/* The harness starts every command as a terminal's shell would, with
+ * every signal at its default action and none blocked, whatever make
+ * check was started from: under nohup or a non-interactive `make check &`
+ * the tests inherit SIGHUP, SIGINT and SIGQUIT ignored, and the tests of
+ * what those signals do (below; options/pyprof_run_forwards_signals_...)
+ * would see them ignored. */
+Test(lifecycle, commands_start_with_every_signal_at_its_default_and_none_blocked,
+     .timeout = 30)
+{
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR1);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, NULL);
+    const char *argv[] = { "grep", "^Sig\\(Ign\\|Blk\\)", "/proc/self/status", NULL };
+    struct pp_result r;
+    pp_run(&r, argv, NULL, 20, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "grep %s: %s", pp_describe(&r), r.err);
+    cr_expect(strstr(r.out, "SigBlk:\t0000000000000000\n"), "a blocked signal:\n%s", r.out);
+    cr_expect(strstr(r.out, "SigIgn:\t0000000000000000\n"), "an ignored signal:\n%s", r.out);
 }
 
 /* SIGHUP, SIGQUIT, abort() and SIGINT with their default actions, and a

@@ -247,6 +247,54 @@ PP_TEST(run_parity, records_from_outside_the_tree_are_dropped, .timeout = 90)
               pp_count_files(dir, ".unprofiled"));
 }
 
+/* A CPython of a version pyprof does not know (tests/fixtures/
+ * future_python.c: the symbols of a 3.16.0, as the real detection reads
+ * them) runs unprofiled and says so: silently on its stderr, with a
+ * not-profiled record in the output directory, named in pyprof-run's
+ * summary and pyprof-merge's text report; PYPROF_ONLY that leaves it out
+ * leaves no record. */
+Test(run_parity, an_unsupported_python_runs_unprofiled_and_is_named, .timeout = 60)
+{
+    char src[4096], prog[4200];
+    snprintf(src, sizeof src, "%s/../fixtures/future_python.c",
+             getenv("PYPROF_TEST_SCRIPTS"));
+    snprintf(prog, sizeof prog, "%s/future_python", pp_tmpdir());
+    const char *cc[] = { "cc", "-rdynamic", "-o", prog, src, NULL };
+    struct pp_result r;
+    pp_run(&r, cc, NULL, 60, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "cc: %s\n%s", pp_describe(&r), r.err);
+
+    const char *dir = pp_tmpdir();
+    const char *argv[] = { prog, NULL };
+    pp_run(&r, argv, pp_profile_env(dir, 0, NULL), 30, NULL, NULL);
+    cr_assert(r.exited && r.code == 0 && strcmp(r.out, "future python ran\n") == 0,
+              "%s: %s\n%s%s", prog, pp_describe(&r), r.out, r.err);
+    cr_expect_str_empty(r.err, "something on the program's stderr");
+    cr_expect_eq(pp_count_files(dir, ".zst"), 0);
+    cr_assert_eq(pp_count_files(dir, ".unprofiled"), 1, "no not-profiled record");
+    struct pp_result rep;
+    pp_merge(&rep, "text", NULL, dir);
+    cr_expect(rep.exited && rep.code == 2 &&
+                  strstr(rep.err, "future_python): Python 3.16.0: this version is not supported\n"),
+              "pyprof-merge %s does not name it:\n%s", pp_describe(&rep), rep.err);
+
+    const char *run_dir = pp_tmpdir();
+    const char *rargv[] = { getenv("PYPROF_TEST_RUN"), "-o", run_dir, "--", prog, NULL };
+    pp_run(&r, rargv, NULL, 30, NULL, NULL);
+    size_t tree_len;
+    const char *summary = summary_of(&r, &tree_len);
+    cr_expect(r.exited && r.code == 0 && strstr(summary, "pyprof: 1 process not profiled:") &&
+                  strstr(summary, "Python 3.16.0: this version is not supported"),
+              "pyprof-run %s, its summary does not name it:\n%s", pp_describe(&r), r.err);
+
+    const char *other = pp_tmpdir();
+    const char *only[] = { "PYPROF_ONLY=*something-else*", NULL };
+    pp_run(&r, argv, pp_profile_env(other, 0, only), 30, NULL, NULL);
+    cr_expect(r.exited && r.code == 0 && pp_count_files(other, "") == 0,
+              "PYPROF_ONLY leaves it out, but %s and %zu files", pp_describe(&r),
+              pp_count_files(other, ""));
+}
+
 static void write_text(const char *dir, const char *name, const char *text)
 {
     char path[4096];

@@ -161,17 +161,13 @@ Test(timeline, a_file_replaced_between_the_readings_shows_what_is_read_again)
     cr_assert_eq(rename(to_file(&raw), first), 0);
     free(raw.b);
 
-    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
-    char *doc = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&doc, &n);
-    cr_assert_eq(out_speedscope(o, m, &oo), 0);
-    cr_assert_eq(out_gecko(o, m, &oo), 0);
-    fclose(o);
+    char *doc = report_of_model(m, GROUP_NONE, out_speedscope, NULL);
     /* the other function is not one of the report's: no frame for it */
     has(doc, "MainThread (tid 4242, 1 sample)\", \"unit\": \"nanoseconds\", "
              "\"startValue\": 1000000, \"endValue\": 11000000,\n   \"samples\": [[]]");
     has(doc, "worker (tid 4242, 0 samples)");
+    free(doc);
+    doc = report_of_model(m, GROUP_NONE, out_gecko, NULL);
     has(doc, "\"stringTable\": [\"other (/y.py:7)\"]");
     free(doc);
     model_free(m);
