@@ -553,22 +553,6 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     return k == n;
 }
 
-/* A third read, for a stack already found torn in this tick: the chain
- * must be found once more, from the thread's current frame read after the
- * second read, and agree again.  Two reads can agree by chance when a
- * caller runs a loop between them and is read on the same instruction both
- * times while its callee's frame, gone meanwhile, is pushed again (or a
- * generator's frame resumed again) at the same address by the same call;
- * a thread found torn is one whose stack is changing, and the more often it
- * is read again the more chances such a pair has to agree. */
-static int same_chain_again(uintptr_t tstate, int n, int truncated,
-                            int pair_ok)
-{
-    int ok = 1;
-    uintptr_t top = thread_top(tstate, &ok);
-    return ok && same_chain(top, n, truncated, pair_ok);
-}
-
 /* Where the GIL says who ran: its last holder and its number of switches
  * (incremented whenever a thread other than the last holder takes it). */
 struct gil_mark {
@@ -681,8 +665,7 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
 }
 
 /* The walk is consistent if the thread did not run while it was read, or
- * else if reading it again finds the same chain (same_chain; a stack
- * already found torn in this tick, retry, must agree a third time).  It did not
+ * else if reading it again finds the same chain (same_chain).  It did not
  * run if its CPU time after the walk is what it was after its previous
  * sample's walk (a thread that waits or sleeps), or if it did not hold
  * the GIL at any time meanwhile (gil_quiet; gil is the address of the
@@ -690,7 +673,7 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
  * depth, -1 for a torn or unreadable stack (try again), -2 when the thread
  * state itself is gone. */
 static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
-                        struct cpu_marks *cpu, int *truncated, int retry)
+                        struct cpu_marks *cpu, int *truncated)
 {
     int ok = 1;
     static struct gil_mark before, after;   /* static: under sigsetjmp */
@@ -718,8 +701,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
-    if (n && !(same_chain(now_top, n, *truncated, pair_ok) &&
-               (!retry || same_chain_again(tstate, n, *truncated, pair_ok))) &&
+    if (n && !same_chain(now_top, n, *truncated, pair_ok) &&
         (deep || !cpu_quiet(tstate, t, cpu)))
         return -1;
     if (!n && now_top != top)
@@ -729,7 +711,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
 
 /* walk_checked in one guarded section: nothing in it but reads. */
 static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
-                      struct cpu_marks *cpu, int *truncated, int retry)
+                      struct cpu_marks *cpu, int *truncated)
 {
     sigjmp_buf env;
     if (sigsetjmp(env, 0)) {
@@ -737,7 +719,7 @@ static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return -1;
     }
     safe_section_arm(&env);
-    int n = walk_checked(tstate, t, gil, cpu, truncated, retry);
+    int n = walk_checked(tstate, t, gil, cpu, truncated);
     safe_section_end();
     return n;
 }
@@ -869,7 +851,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         struct ts_cache *was = ts_cache_for(tstate);
         int fc = was && framecache_usable(tstate);
         fc_begin(fc ? was : NULL, t);
-        int n = read_stack(tstate, t, gil, &cpu, &truncated, attempt > 0);
+        int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
         if (n < 0)
