@@ -7,6 +7,7 @@
  * call graph the program prints of itself (callgraph.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "callgraph.h"
@@ -91,4 +92,118 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
                   r, s + r);
     }
     cg_free(g);
+}
+
+/* The threads churn.py says it had, from its "tid N" lines. */
+static size_t program_tids(const char *out, long *tids, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = strstr(out, "tid "); p && n < max;
+         p = strstr(p + 1, "tid "))
+        if (p == out || p[-1] == '\n')
+            tids[n++] = strtol(p + 4, NULL, 10);
+    return n;
+}
+
+static int in_stack(const struct pp_json *stacks, const struct pp_json *frames,
+                    const struct pp_json *strings, size_t s, const char *fn)
+{
+    size_t len = strlen(fn);
+    for (size_t hops = 0; s < stacks->n && hops <= stacks->n; hops++) {
+        const struct pp_json *k = &stacks->items[s];
+        size_t f = (size_t)k->items[1].num;
+        size_t loc = f < frames->n ? (size_t)frames->items[f].items[0].num : strings->n;
+        if (loc < strings->n && !strncmp(strings->items[loc].str, fn, len) &&
+            strings->items[loc].str[len] == ' ')
+            return 1;
+        if (k->items[0].type == PP_JNULL)
+            break;
+        s = (size_t)k->items[0].num;
+    }
+    return 0;
+}
+
+/* The first and last sample times (ms) of the thread th whose stack has
+ * fn in it; 0 if none. */
+static size_t times_in(const struct pp_json *th, const char *fn, double *first,
+                       double *last)
+{
+    const struct pp_json *samples = pp_json_get(th, "samples.data");
+    const struct pp_json *stacks = pp_json_get(th, "stackTable.data");
+    const struct pp_json *frames = pp_json_get(th, "frameTable.data");
+    const struct pp_json *strings = pp_json_get(th, "stringTable");
+    size_t n = 0;
+    for (size_t i = 0; samples && i < samples->n; i++) {
+        const struct pp_json *r = &samples->items[i];
+        if (r->items[0].type == PP_JNULL ||
+            !in_stack(stacks, frames, strings, (size_t)r->items[0].num, fn))
+            continue;
+        if (!n++)
+            *first = r->items[1].num;
+        *last = r->items[1].num;
+    }
+    return n;
+}
+
+/* No sample names a thread that has ended, or one the program never had:
+ * churn.py starts and ends 800 threads as fast as it can, waits until the
+ * kernel lists none of them, and then runs only its main thread
+ * (pyprof(7), DESCRIPTION). */
+PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run, js, gk;
+    const char *args[] = { "-S", "-I", pp_script("churn.py"), "40", "20", "0.3",
+                           NULL };
+    pp_run_python(&run, py, dir, 2000, NULL, args);
+    pp_expect_ok(py, &run, "churn.py");
+    static long tids[1024];
+    size_t ntids = program_tids(run.out, tids, 1024);
+    pp_assert(py, ntids == 801, "churn.py named %zu threads, not 801", ntids);
+
+    pp_merge(&js, "json", NULL, dir);
+    const struct pp_json *doc = pp_parse_json(py, &js);
+    const struct pp_json *ths = pp_json_get(doc, "processes.0.threads");
+    pp_assert(py, ths && ths->type == PP_JARR, "no threads in the JSON report");
+    pp_expect(py, ths->n <= ntids, "%zu threads sampled, the program had %zu",
+              ths->n, ntids);
+    size_t others = 0;
+    for (size_t i = 0; i < ths->n; i++) {
+        long tid = (long)pp_json_num(&ths->items[i], "tid", -1);
+        size_t k = 0;
+        while (k < ntids && tids[k] != tid)
+            k++;
+        pp_expect(py, k < ntids, "thread %ld was sampled %.0f times: not one the "
+                  "program had", tid, pp_json_num(&ths->items[i], "samples", 0));
+        others += k > 0 && k < ntids;
+    }
+    /* Else the churn was never seen and nothing was checked. */
+    pp_expect(py, others >= 50, "only %zu of the short threads were sampled", others);
+
+    pp_merge(&gk, "gecko", NULL, dir);
+    const struct pp_json *g = pp_parse_json(py, &gk);
+    const struct pp_json *gth = pp_json_get(g, "processes.0.threads");
+    if (!gth || !gth->n)
+        gth = pp_json_get(g, "threads");
+    pp_assert(py, gth && gth->type == PP_JARR, "no threads in the gecko profile");
+    double q0 = 0, q1 = 0;
+    size_t quiet = 0;
+    for (size_t i = 0; i < gth->n; i++)
+        if ((long)pp_json_num(&gth->items[i], "tid", -1) == tids[0])
+            quiet = times_in(&gth->items[i], "quiet_phase", &q0, &q1);
+    pp_assert(py, quiet >= 50, "only %zu samples of quiet_phase", quiet);
+    long late = 0;
+    for (size_t i = 0; i < gth->n; i++) {
+        const struct pp_json *th = &gth->items[i];
+        long tid = (long)pp_json_num(th, "tid", -1);
+        const struct pp_json *s = pp_json_get(th, "samples.data");
+        for (size_t k = 0; tid != tids[0] && s && k < s->n; k++)
+            if (s->items[k].items[1].num >= q0 && s->items[k].items[1].num <= q1) {
+                if (!late++)
+                    fprintf(stderr, "[%s] thread %ld sampled at %.3f ms, after "
+                            "it ended (quiet phase %.3f-%.3f ms)\n", py->label,
+                            tid, s->items[k].items[1].num, q0, q1);
+            }
+    }
+    pp_expect(py, late == 0, "%ld samples of threads that had ended", late);
 }
