@@ -177,13 +177,12 @@ static int check_layout(void)
         return 0;                  /* not yet: try again next tick */
     if (!ts)
         return 0;
-    if (rd_ptr(ts + L->ts_interp, &ok) != interp || !ok) {
-        pp_warn("Python %s: thread state layout does not match; sampling stops",
-                version);
-        return -1;
-    }
+    if (rd_ptr(ts + L->ts_interp, &ok) != interp || !ok)
+        return refuse("Python %s: thread state layout does not match", version);
     return 1;
 }
+
+int pyvm_refused(void) { return layout_checked < 0; }
 
 int pyvm_ready(void)
 {
@@ -194,11 +193,8 @@ int pyvm_ready(void)
         return 0;
     if (!layout_checked) {
         layout_checked = check_layout();
-        if (layout_checked <= 0) {
-            if (layout_checked == 0)
-                return 0;
+        if (layout_checked <= 0)
             return 0;
-        }
         if (pthread_tid_off == -1 && L->frames == FRAMES_OBJECTS)
             confirm_pthread_tid_offset();
     }

@@ -49,6 +49,11 @@ int pyvm_free_threaded(void);
  * finalizing.  Cheap: one or two guarded loads. */
 int pyvm_ready(void);
 
+/* Nonzero once pyvm_ready found that the interpreter's memory does not
+ * fit the chosen layout: it never becomes ready, and pyvm_refusal says
+ * why (the not-profiled record is a higher layer's). */
+int pyvm_refused(void);
+
 /* One frame of a sampled stack. */
 struct pyvm_frame {
     struct code_info *code;         /* never NULL; file_id/file_gen are the

@@ -245,8 +245,13 @@ static int open_file(void)
 {
     if (file_open)
         return file_open > 0;   /* -1: creating it failed, stay idle */
-    if (!pyvm_ready())
+    if (!pyvm_ready()) {
+        if (pyvm_refused()) {
+            file_open = -1;
+            pp_not_profiled("%s", pyvm_refusal());
+        }
         return 0;
+    }
     struct writer_image img = {
         .argv = pp_state.argv,
         .interval_ns = 1000000000ULL / pp_config.hz,

@@ -247,6 +247,39 @@ PP_TEST(run_parity, records_from_outside_the_tree_are_dropped, .timeout = 90)
               pp_count_files(dir, ".unprofiled"));
 }
 
+/* Builds tests/fixtures/NAME.c, a stand-in CPython that prints "RAN", runs
+ * it profiled into dir and checks that it ran untouched, silently, with no
+ * profile and one not-profiled record that pyprof-merge names with reason
+ * (which includes the Python's version).  Returns the program's path. */
+static const char *stand_in_unprofiled(const char *name, const char *ran,
+                                       const char *dir, const char *reason)
+{
+    char src[4096];
+    static char prog[4200];
+    snprintf(src, sizeof src, "%s/../fixtures/%s.c", getenv("PYPROF_TEST_SCRIPTS"),
+             name);
+    snprintf(prog, sizeof prog, "%s/%s", pp_tmpdir(), name);
+    const char *cc[] = { "cc", "-rdynamic", "-o", prog, src, NULL };
+    struct pp_result r;
+    pp_run(&r, cc, NULL, 60, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "cc: %s\n%s", pp_describe(&r), r.err);
+
+    const char *argv[] = { prog, NULL };
+    pp_run(&r, argv, pp_profile_env(dir, 0, NULL), 30, NULL, NULL);
+    cr_assert(r.exited && r.code == 0 && strcmp(r.out, ran) == 0,
+              "%s: %s\n%s%s", prog, pp_describe(&r), r.out, r.err);
+    cr_expect_str_empty(r.err, "something on the program's stderr");
+    cr_expect_eq(pp_count_files(dir, ".zst"), 0);
+    cr_assert_eq(pp_count_files(dir, ".unprofiled"), 1, "no not-profiled record");
+    struct pp_result rep;
+    pp_merge(&rep, "text", NULL, dir);
+    char want[512];
+    snprintf(want, sizeof want, "%s): %s\n", name, reason);
+    cr_expect(rep.exited && rep.code == 2 && strstr(rep.err, want),
+              "pyprof-merge %s does not name it:\n%s", pp_describe(&rep), rep.err);
+    return prog;
+}
+
 /* A CPython of a version pyprof does not know (tests/fixtures/
  * future_python.c: the symbols of a 3.16.0, as the real detection reads
  * them) runs unprofiled and says so: silently on its stderr, with a
@@ -255,28 +288,11 @@ PP_TEST(run_parity, records_from_outside_the_tree_are_dropped, .timeout = 90)
  * leaves no record. */
 Test(run_parity, an_unsupported_python_runs_unprofiled_and_is_named, .timeout = 60)
 {
-    char src[4096], prog[4200];
-    snprintf(src, sizeof src, "%s/../fixtures/future_python.c",
-             getenv("PYPROF_TEST_SCRIPTS"));
-    snprintf(prog, sizeof prog, "%s/future_python", pp_tmpdir());
-    const char *cc[] = { "cc", "-rdynamic", "-o", prog, src, NULL };
-    struct pp_result r;
-    pp_run(&r, cc, NULL, 60, NULL, NULL);
-    cr_assert(r.exited && r.code == 0, "cc: %s\n%s", pp_describe(&r), r.err);
-
     const char *dir = pp_tmpdir();
+    const char *prog = stand_in_unprofiled("future_python", "future python ran\n", dir,
+                                           "Python 3.16.0: this version is not supported");
     const char *argv[] = { prog, NULL };
-    pp_run(&r, argv, pp_profile_env(dir, 0, NULL), 30, NULL, NULL);
-    cr_assert(r.exited && r.code == 0 && strcmp(r.out, "future python ran\n") == 0,
-              "%s: %s\n%s%s", prog, pp_describe(&r), r.out, r.err);
-    cr_expect_str_empty(r.err, "something on the program's stderr");
-    cr_expect_eq(pp_count_files(dir, ".zst"), 0);
-    cr_assert_eq(pp_count_files(dir, ".unprofiled"), 1, "no not-profiled record");
-    struct pp_result rep;
-    pp_merge(&rep, "text", NULL, dir);
-    cr_expect(rep.exited && rep.code == 2 &&
-                  strstr(rep.err, "future_python): Python 3.16.0: this version is not supported\n"),
-              "pyprof-merge %s does not name it:\n%s", pp_describe(&rep), rep.err);
+    struct pp_result r;
 
     const char *run_dir = pp_tmpdir();
     const char *rargv[] = { getenv("PYPROF_TEST_RUN"), "-o", run_dir, "--", prog, NULL };
@@ -323,4 +339,16 @@ Test(run_parity, pyprof_merge_names_the_unprofiled_when_nothing_was_profiled, .t
               "the record is not named:\n%s", r.err);
     cr_expect(strstr(r.err, "43.00000000000000bb.unprofiled: no pid or no reason\n"),
               "the damaged record is not named:\n%s", r.err);
+}
+
+/* A CPython whose memory does not fit its version's layout (tests/
+ * fixtures/mismatched_python.c: a 3.12.0 whose first thread state names
+ * another interpreter) is found out when the sampler first looks at it:
+ * it runs unprofiled, with no profile but a not-profiled record that
+ * pyprof-merge names. */
+Test(run_parity, a_python_whose_layout_does_not_match_runs_unprofiled_and_is_named,
+     .timeout = 60)
+{
+    stand_in_unprofiled("mismatched_python", "mismatched python ran\n", pp_tmpdir(),
+                        "Python 3.12.0: thread state layout does not match");
 }
