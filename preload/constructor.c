@@ -92,9 +92,10 @@ static int start_python(void)
 static void detect_python(void)
 {
     int r = pyvm_detect();
-    /* Said by the first Python of a tree only: its descendants get a
-     * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
-    if (r != 0 && pp_state.started_by == PP_START_ROOT)
+    /* A CPython that cannot be read is a Python now; one that can is one
+     * when its interpreter is first ready (the sampler says it then): a
+     * program that links libpython without starting it is not. */
+    if (r < 0)
         pp_config_report_bad_log();
     if (r == 0 || !pp_profile_found(r))
         return;

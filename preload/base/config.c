@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/identity.h"
 #include "base/log.h"
+#include "pyprof/format.h"
 #include "pyprof/unprofiled.h"
 
 struct pp_config pp_config;
@@ -79,7 +81,9 @@ static void absolute_out(void)
 void pp_config_report_bad_log(void)
 {
     static int said;
-    if (said || !pp_config.log_bad[0])
+    /* The first Python of a tree only: its descendants get a
+     * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
+    if (said || !pp_config.log_bad[0] || pp_state.started_by != PP_START_ROOT)
         return;
     said = 1;
     pp_say("PYPROF_LOG=%s is not 0, 1 or 2; using %d", pp_config.log_bad,

@@ -31,9 +31,9 @@ extern struct pp_config pp_config;
  * the current directory (the first profiled process's cwd). */
 void pp_config_init(void);
 
-/* Says once, whatever the log level, that PYPROF_LOG was not understood:
- * called where a process without a profiled ancestor finds Python
- * (pyprof(7), PYPROF_LOG). */
+/* Says once, whatever the log level, that PYPROF_LOG was not understood,
+ * if this process has no profiled ancestor: called where a process is
+ * found to be a Python (pyprof(7), PYPROF_LOG). */
 void pp_config_report_bad_log(void);
 
 /* Parses an unsigned decimal in [lo, hi]; returns 0 on success. */

@@ -248,10 +248,12 @@ static int open_file(void)
     if (!pyvm_ready()) {
         if (pyvm_refused()) {
             file_open = -1;
+            pp_config_report_bad_log();
             pp_not_profiled("%s", pyvm_refusal());
         }
         return 0;
     }
+    pp_config_report_bad_log();
     struct writer_image img = {
         .argv = pp_state.argv,
         .interval_ns = 1000000000ULL / pp_config.hz,

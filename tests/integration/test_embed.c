@@ -152,7 +152,8 @@ PP_TEST(embed, an_interpreter_finalized_in_a_second_thread_after_main_pthread_ex
 
 /* A program linked against libpython that never starts it is not a Python
  * process to pyprof (pyprof(7), DIAGNOSTICS): no profile, no not-profiled
- * record and no output directory, even when the sampler could not have
+ * record, no output directory, not even the one message of a bad
+ * PYPROF_LOG (options/a_bad_log_level_is_said_once), even when the sampler could not have
  * run anyway (RLIMIT_SIGPENDING 0: no timer), which a Python process that
  * starts does report (run_parity/nothing_on_stderr_and_unprofiled_are_named). */
 PP_TEST(embed, a_program_that_links_libpython_without_starting_it_leaves_nothing,
@@ -181,9 +182,12 @@ PP_TEST(embed, a_program_that_links_libpython_without_starting_it_leaves_nothing
         const char *plain[] = { prog, NULL };
         const char *limited[] = { "prlimit", "--sigpending=0", prog, NULL };
         const char *const *argv = no_timer ? limited : plain;
-        pp_run(&r, argv, pp_profile_env(out, HZ, NULL), 30, NULL, NULL);
+        const char *bad_log[] = { "PYPROF_LOG=yes", NULL };
+        pp_run(&r, argv, pp_profile_env(out, HZ, bad_log), 30, NULL, NULL);
         pp_assert(py, r.exited && r.code == 0 && strstr(r.out, "initialized 0\n"),
                   "%s: %s\n%s%s", prog, pp_describe(&r), r.out, r.err);
+        pp_expect(py, !strstr(r.err, "pyprof["), "%s, PYPROF_LOG=yes: not a Python, "
+                  "but pyprof said:\n%s", no_timer ? "without a timer" : "plainly", r.err);
         pp_expect(py, access(out, F_OK) != 0,
                   "%s: the output directory was created (%zu records, %zu profiles)",
                   no_timer ? "without a timer" : "plainly", pp_count_files(out, ".unprofiled"),
