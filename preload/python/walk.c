@@ -493,6 +493,20 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
     return kept;
 }
 
+/* Whether a generator's frame g (owner 1 on every layout, as in
+ * resolve_frame), found again by the second read, still has the caller
+ * link it had, read again just after its caller's instruction was.  A
+ * generator that yields clears that link, and its frame never moves: one
+ * that yielded just before its caller was read (the caller then on a line
+ * after the resume) and was resumed again by the next read would
+ * otherwise read as if it had stayed.  Other frames keep their link when
+ * popped, so only a generator's can be checked this way. */
+static int generator_still_under(const struct raw_frame *g)
+{
+    int ok = 1;
+    return g->owner != 1 || (rd_ptr(g->addr + L->fr_previous, &ok) == g->prev && ok);
+}
+
 /* The second read of a walk.  From the thread's current top, within
  * ALIVE_HOPS frames, find the first frame the walk read (the thread may
  * have called deeper meanwhile), or, when it has returned, the second;
@@ -522,6 +536,7 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     }
     if (k < 0)
         return 0;
+    int first = k;
     while (cur) {
         if (k == n && (truncated || fc_stop.hit))
             return 1;              /* the rest is beyond the depth cap, or
@@ -537,6 +552,8 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
             if (k >= n || cur != w->addr || chk.code != w->code ||
                 up != w->prev || owner != w->owner ||
                 (k > 0 && chk.instr != w->instr))
+                return 0;
+            if (k > first && !generator_still_under(&walk[k - 1]))
                 return 0;
             k++;
         }
