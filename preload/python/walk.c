@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/thread_cpu.h"
@@ -114,15 +115,6 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
         }
     }
     return NULL;
-}
-
-static uintptr_t current_frame(const uint8_t *ts, int *ok)
-{
-    uintptr_t f;
-    memcpy(&f, ts + L->ts_frame, sizeof f);
-    if (L->ts_frame_kind == TS_FRAME_CFRAME && f)
-        f = rd_ptr(f + L->cframe_current, ok);
-    return f;
 }
 
 /* Interpreter-internal frames (entry shims), not Python frames. */
@@ -501,6 +493,20 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
     return kept;
 }
 
+/* Whether a generator's frame g (owner 1 on every layout, as in
+ * resolve_frame), found again by the second read, still has the caller
+ * link it had, read again just after its caller's instruction was.  A
+ * generator that yields clears that link, and its frame never moves: one
+ * that yielded just before its caller was read (the caller then on a line
+ * after the resume) and was resumed again by the next read would
+ * otherwise read as if it had stayed.  Other frames keep their link when
+ * popped, so only a generator's can be checked this way. */
+static int generator_still_under(const struct raw_frame *g)
+{
+    int ok = 1;
+    return g->owner != 1 || (rd_ptr(g->addr + L->fr_previous, &ok) == g->prev && ok);
+}
+
 /* The second read of a walk.  From the thread's current top, within
  * ALIVE_HOPS frames, find the first frame the walk read (the thread may
  * have called deeper meanwhile), or, when it has returned, the second;
@@ -530,6 +536,7 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     }
     if (k < 0)
         return 0;
+    int first = k;
     while (cur) {
         if (k == n && (truncated || fc_stop.hit))
             return 1;              /* the rest is beyond the depth cap, or
@@ -545,6 +552,8 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
             if (k >= n || cur != w->addr || chk.code != w->code ||
                 up != w->prev || owner != w->owner ||
                 (k > 0 && chk.instr != w->instr))
+                return 0;
+            if (k > first && !generator_still_under(&walk[k - 1]))
                 return 0;
             k++;
         }
@@ -664,6 +673,24 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
     return n;
 }
 
+/* How long the two reads of an n-frame chain may take.  Two reads that
+ * agree prove one moment only if the thread could not have gone round a
+ * loop and come back between them: a sampler held up in the middle of its
+ * reads (preempted or interrupted, on a busy machine) reads the thread at
+ * moments far apart, each read then a near-random point of whatever the
+ * thread repeats, and a frame that returned still reads as it was at an
+ * address its caller's next call reuses.  Nearly every walk takes under
+ * 2 microseconds; one over budget is read again (pyprof(7), "how a stack
+ * is read"). */
+#define WALK_BUDGET_NS(n) (4000 + 250 * (uint64_t)(n))
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not
  * run if its CPU time after the walk is what it was after its previous
@@ -677,9 +704,11 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
 {
     int ok = 1;
     static struct gil_mark before, after;   /* static: under sigsetjmp */
+    static uint64_t started;                /* static: under sigsetjmp */
+    started = now_ns();
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
-    uintptr_t top = marked ? thread_top(tstate, &ok) : current_frame(t, &ok);
+    uintptr_t top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
@@ -701,7 +730,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
-    if (n && !same_chain(now_top, n, *truncated, pair_ok) &&
+    if (n && !(same_chain(now_top, n, *truncated, pair_ok) &&
+               now_ns() - started <= WALK_BUDGET_NS(n)) &&
         (deep || !cpu_quiet(tstate, t, cpu)))
         return -1;
     if (!n && now_top != top)
