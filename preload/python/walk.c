@@ -5,9 +5,10 @@
  * Consistency: the walked thread keeps running.  A frame's callers are
  * suspended while it lives, so a walk is consistent if the first frame it
  * read is still alive afterwards (still in the thread's chain, same code,
- * same caller), even if the thread has called deeper meanwhile.  Otherwise
- * the stack is walked again (up to MAX_RETRIES times) and then dropped and
- * counted.
+ * same caller), even if the thread has called deeper meanwhile.  When it
+ * has returned, what is left of the stack is kept if it can be shown to
+ * be one moment (same_chain, covered_from).  Otherwise the stack is
+ * walked again (up to MAX_RETRIES times) and then dropped and counted.
  * A busy thread's instruction pointer moves all the time; that alone does
  * not make a stack torn (the line comes from the first read).
  *
