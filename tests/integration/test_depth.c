@@ -59,7 +59,7 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_fall_where_it_spent_its_time,
             truth[1], (double)hist[2] / (double)n, truth[2],
             (double)hist[3] / (double)n, truth[3], (double)hist[4] / (double)n,
             truth[4], (double)hist[5] / (double)n, truth[5], tv);
-    /* Total variation distance: 0.03-0.17 measured here in four runs on
+    /* Total variation distance: 0.03-0.17 measured here in two runs on
      * every interpreter; the reader before, which read the whole stack
      * again whenever the second read missed its first frame, put 45-85 %
      * of 3.10's samples in the first 100 frames (0.27-0.67) on a quiet
