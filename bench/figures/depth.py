@@ -1,5 +1,5 @@
 """Figure 9d: where the samples of a stack that changes faster than it can
-be read fall.  bench/py/descend_truth.py goes 600 frames down and back
+be read fall.  tests/py/descend.py goes 600 frames down and back
 over and over, logging the clock at every call and return, so it knows
 how long its stack stood at each depth; a profiler that samples at moments
 independent of the program should put its samples of descend at the
@@ -21,6 +21,9 @@ from harness import OTHER_PYS, PY_DIR, log, median, version_of
 from figures.rejects import NEWER_PYS
 
 FIGURES = ("9d",)
+# The program the integration test runs (test_depth.c), shared.
+DESCEND_PY = os.path.join(os.path.dirname(os.path.dirname(PY_DIR)), "tests", "py",
+                          "descend.py")
 ROUNDS = 3
 BUCKETS = 6
 DESCEND = re.compile(r"^(descend \(|.*:descend:\d+$)")
@@ -52,7 +55,7 @@ def tv(h, truth):
 
 def ours(b, py, hz, secs):
     out = b.outdir("fig9d")
-    r = b.run([py, os.path.join(PY_DIR, "descend_truth.py"), secs],
+    r = b.run([py, DESCEND_PY, secs],
               env=b.prof_env(hz, out))
     c = b.run([b.merge, "--format", "collapsed", out])
     return tv(hist_of_collapsed(c.out), truth_of(r))
@@ -61,7 +64,7 @@ def ours(b, py, hz, secs):
 def theirs(b, py, hz, secs):
     path = os.path.join(b.outdir("fig9d-theirs"), "c.txt")
     r = b.run([py, "-m", "profiling.sampling", "run", "-r", str(hz), "-a",
-               "--collapsed", "-o", path, os.path.join(PY_DIR, "descend_truth.py"), secs])
+               "--collapsed", "-o", path, DESCEND_PY, secs])
     try:
         with open(path) as f:
             text = f.read()

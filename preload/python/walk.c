@@ -5,9 +5,10 @@
  * Consistency: the walked thread keeps running.  A frame's callers are
  * suspended while it lives, so a walk is consistent if the first frame it
  * read is still alive afterwards (still in the thread's chain, same code,
- * same caller), even if the thread has called deeper meanwhile.  Otherwise
- * the stack is walked again (up to MAX_RETRIES times) and then dropped and
- * counted.
+ * same caller), even if the thread has called deeper meanwhile.  When it
+ * has returned, what is left of the stack is kept if it can be shown to
+ * be one moment (same_chain, covered_from).  Otherwise the stack is
+ * walked again (up to MAX_RETRIES times) and then dropped and counted.
  * A busy thread's instruction pointer moves all the time; that alone does
  * not make a stack torn (the line comes from the first read).
  *
@@ -231,6 +232,51 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
     return 0;
 }
 
+/* Checkpoints of a deep walk: after reading walk[m] (m = CHECK_FIRST,
+ * then four times as deep each time) the thread's current top is looked
+ * for among the frames read before.  Found at walk[p], with the code and
+ * caller read then, and walk[p + 1] still at the instruction read then
+ * (so walk[p] is the same call, not one pushed again at its address),
+ * walk[p] lived from its read to the checkpoint: walk[p + 1..m] were
+ * suspended under it when read.  A stack that shrinks while it is read
+ * (a deep recursion returning) loses its first frames before the second
+ * read can see them; the checkpoints show which of them were read in
+ * time (covered_from). */
+#define CHECK_FIRST 64
+#define CHECK_MAX   6
+static struct {
+    int n, next;
+    struct { int p, m; } at[CHECK_MAX];
+} checks;
+
+static void checkpoint(uintptr_t tstate, int m)
+{
+    checks.next = m * 4;
+    if (checks.n == CHECK_MAX)
+        return;
+    int ok = 1;
+    uintptr_t top = thread_top(tstate, &ok);
+    if (!ok || !top)
+        return;
+    for (int p = 0; p < m; p++) {
+        if (walk[p].addr != top)
+            continue;
+        struct raw_frame a, b;
+        uintptr_t up, up_b;
+        int owner, owner_b;
+        if (read_frame(top, &a, &up, &owner) > 0 && a.code == walk[p].code &&
+            up == walk[p].prev && owner == walk[p].owner &&
+            read_frame(walk[p + 1].addr, &b, &up_b, &owner_b) > 0 &&
+            b.code == walk[p + 1].code && b.instr == walk[p + 1].instr &&
+            up_b == walk[p + 1].prev) {
+            checks.at[checks.n].p = p;
+            checks.at[checks.n].m = m;
+            checks.n++;
+        }
+        return;
+    }
+}
+
 /* Walks one thread's frames into walk[] (innermost first).  Returns the
  * depth, -1 on failure; *truncated when the walk stopped at the depth cap
  * (a real deep stack, or a loop: the caller tells them apart).
@@ -250,6 +296,8 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
     *truncated = 0;
     *pair_ok = 0;
     fc_stop.hit = 0;
+    checks.n = 0;
+    checks.next = CHECK_FIRST;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
@@ -270,6 +318,8 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
                 uintptr_t now = thread_top(tstate, &ok);
                 *pair_ok = ok && reachable(now, &walk[0]);
             }
+            if (n - 1 == checks.next)
+                checkpoint(tstate, n - 1);
             if (f == fc_stop.addr && walk[n - 1].code == fc_stop.code &&
                 prev == fc_stop.prev && fc_stop.idx + n <= PP_MAX_DEPTH) {
                 fc_stop.hit = 1;
@@ -507,31 +557,65 @@ static int generator_still_under(const struct raw_frame *g)
     return g->owner != 1 || (rd_ptr(g->addr + L->fr_previous, &ok) == g->prev && ok);
 }
 
-/* The second read of a walk.  From the thread's current top, within
- * ALIVE_HOPS frames, find the first frame the walk read (the thread may
- * have called deeper meanwhile), or, when it has returned, the second;
- * then read the chain again from there to the end: every frame must be
- * the same frame with the same code and caller, and every frame but the
- * first read also at the same instruction (a caller does not move while
- * its callee runs).  A frame popped and pushed again at the same address
- * between two reads of the first walk (recursion does that all the time)
- * would let a single check of the first frame pass a chain made of two
- * moments; reading every frame twice and finding it unchanged does not. */
-static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
+/* The index j > 0 of the frame at cur in walk[0..n), if it is there with
+ * the code, caller and owner read then (chk, up, owner: as read now);
+ * else -1. */
+static int survivor_at(uintptr_t cur, const struct raw_frame *chk,
+                       uintptr_t up, int owner, int n)
 {
-    int k = -1, hops = 0;
+    for (int j = 1; j < n; j++)
+        if (walk[j].addr == cur)
+            return walk[j].code == chk->code && walk[j].prev == up &&
+                   walk[j].owner == owner ? j : -1;
+    return -1;
+}
+
+#define TOP_REREADS 4
+
+/* The second read of a walk.  From the thread's current top, within
+ * ALIVE_HOPS frames more than the walk read (the thread may have called
+ * deeper meanwhile), find the first frame the walk read; or, when it has
+ * returned, the second (if pair_ok); or, when the top is itself a frame
+ * the walk read below its first (the thread has returned to it), that
+ * frame.  Then read the chain again from there to the end: every frame
+ * must be the same frame with the same code and caller, and every frame
+ * but the first read also at the same instruction (a caller does not move
+ * while its callee runs), except where the frames above it returned
+ * meanwhile: a frame that has moved is where what is left of the stack
+ * starts.  A frame popped and pushed again at the same address between
+ * two reads of the first walk (recursion does that all the time) would
+ * let a single check of the first frame pass a chain made of two moments;
+ * reading every caller twice and finding it unchanged does not.
+ * Returns 1 when the chain from walk[*from] down is the same, *from_instr
+ * then the instruction of walk[*from] as read again (for *from > 0). */
+static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
+                      int pair_ok, int *from, uintptr_t *from_instr)
+{
+    int k = -1, hops = 0, start = 0, rereads = TOP_REREADS;
     while (cur && k < 0) {
         struct raw_frame chk;
         uintptr_t up;
-        int owner;
-        if (hops++ >= ALIVE_HOPS || read_frame(cur, &chk, &up, &owner) < 0 ||
-            up == cur)
+        int owner, ok = 1;
+        if (hops++ >= ALIVE_HOPS + n)
+            return 0;
+        if (read_frame(cur, &chk, &up, &owner) < 0) {
+            /* 3.10: the top returned and was freed as it was read. */
+            if (hops > 1 || rereads-- == 0 ||
+                !(cur = thread_top(tstate, &ok)) || !ok)
+                return 0;
+            hops = 0;
+            continue;
+        }
+        if (up == cur)
             return 0;
         if (cur == walk[0].addr)
             k = 0;
         else if (n > 1 && pair_ok && cur == walk[1].addr)
             k = 1;
-        else
+        else if (hops == 1 && (k = survivor_at(cur, &chk, up, owner, n)) > 0) {
+            start = k;
+            *from_instr = chk.instr;
+        } else
             cur = up;
     }
     if (k < 0)
@@ -539,7 +623,7 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
     int first = k;
     while (cur) {
         if (k == n && (truncated || fc_stop.hit))
-            return 1;              /* the rest is beyond the depth cap, or
+            break;                 /* the rest is beyond the depth cap, or
                                       below the frame-cache stop */
         struct raw_frame chk;
         uintptr_t up;
@@ -550,16 +634,45 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
         if (r > 0) {
             const struct raw_frame *w = &walk[k];
             if (k >= n || cur != w->addr || chk.code != w->code ||
-                up != w->prev || owner != w->owner ||
-                (k > 0 && chk.instr != w->instr))
+                up != w->prev || owner != w->owner)
                 return 0;
-            if (k > first && !generator_still_under(&walk[k - 1]))
+            if (k > start && chk.instr != w->instr) {
+                start = k;
+                *from_instr = chk.instr;
+            } else if (k > first && k > start &&
+                       !generator_still_under(&walk[k - 1])) {
                 return 0;
+            }
             k++;
         }
         cur = up;
     }
-    return k == n;
+    if (k != n)
+        return 0;
+    *from = start;
+    return 1;
+}
+
+/* Where the part of walk[0..n) that can be shown to be one moment starts,
+ * when the second read found it from walk[start] down: a checkpoint that
+ * found walk[p] alive after walk[p + 1..m] were read extends it up to
+ * walk[p] if it reaches that far down. */
+static int covered_from(int start)
+{
+    int q = start;
+    for (int i = checks.n - 1; i >= 0; i--)
+        if (checks.at[i].m >= q && checks.at[i].p < q)
+            q = checks.at[i].p;
+    return q;
+}
+
+/* Drops walk[0..k): they returned before they could be shown to belong
+ * with the rest.  walk[k] stands at instr.  Returns the new depth. */
+static int keep_from(int n, int k, uintptr_t instr)
+{
+    memmove(walk, walk + k, (size_t)(n - k) * sizeof *walk);
+    walk[0].instr = instr;
+    return n - k;
 }
 
 /* Where the GIL says who ran: its last holder and its number of switches
@@ -730,10 +843,17 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
-    if (n && !(same_chain(now_top, n, *truncated, pair_ok) &&
+    int from = 0;
+    static uintptr_t from_instr;    /* static: under sigsetjmp */
+    if (n && !(same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
+                          &from_instr) &&
                now_ns() - started <= WALK_BUDGET_NS(n)) &&
         (deep || !cpu_quiet(tstate, t, cpu)))
         return -1;
+    if (from > 0) {
+        int q = covered_from(from);
+        n = keep_from(n, q, q < from ? walk[q].instr : from_instr);
+    }
     if (!n && now_top != top)
         return -1;
     return n;
