@@ -502,8 +502,12 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
 }
 
 /* The second read of a walk.  From the thread's current top, within
- * ALIVE_HOPS frames, find the first frame the walk read (the thread may
- * have called deeper meanwhile), or, when it has returned, the second;
+ * ALIVE_HOPS frames more than the walk read, find the first frame the walk
+ * read (the thread may have called deeper meanwhile: a thread recursing
+ * down pushes about a frame in the time a frame is read, so after a deep
+ * walk it is about as many frames deeper, and a search cut at ALIVE_HOPS
+ * failed and read the whole stack again, often three times a sample), or,
+ * when it has returned, the second;
  * then read the chain again from there to the end: every frame must be
  * the same frame with the same code and caller, and every frame but the
  * first read also at the same instruction (a caller does not move while
@@ -518,7 +522,7 @@ static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
         struct raw_frame chk;
         uintptr_t up;
         int owner;
-        if (hops++ >= ALIVE_HOPS || read_frame(cur, &chk, &up, &owner) < 0 ||
+        if (hops++ >= ALIVE_HOPS + n || read_frame(cur, &chk, &up, &owner) < 0 ||
             up == cur)
             return 0;
         if (cur == walk[0].addr)
