@@ -518,6 +518,12 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
 static int same_chain(uintptr_t cur, int n, int truncated, int pair_ok)
 {
     int k = -1, hops = 0;
+    /* A thread that has returned below the first two frames is now on a
+     * frame further down the walk, where the search would only read the
+     * rest of the stack to fail at its end. */
+    for (int i = 2; i < n; i++)
+        if (cur == walk[i].addr)
+            return 0;
     while (cur && k < 0) {
         struct raw_frame chk;
         uintptr_t up;
