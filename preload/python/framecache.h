@@ -25,7 +25,14 @@
  *     directly (an entry frame between two frames is popped without
  *     moving the anchor), and only to where the count says;
  *   - writing a new anchor ends the old one's trust: the written one is
- *     trusted only once a later walk proves it;
+ *     trusted only once a later walk proves it, a tick later, not the walk
+ *     right after the write: the interpreter pops a frame by storing the
+ *     new current frame and then reading the anchor with no barrier
+ *     between (and RETURN_GENERATOR reads it before that store), so a pop
+ *     under way at the write can miss it while the sampler still sees the
+ *     popped frame on top; only a barrier in the interpreter's thread
+ *     (membarrier(2), an interrupt per walk) would close that, and it cost
+ *     more than the second read it would save (pyprof(7));
  *   - only thread states inside _PyRuntime's static storage are written:
  *     a heap thread state can be freed by its thread at any moment.
  */
