@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/thread_cpu.h"
 #include "guard/safe_read.h"
 #include "pyprof/format.h"
@@ -797,12 +798,7 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
  * is read"). */
 #define WALK_BUDGET_NS(n) (4000 + 250 * (uint64_t)(n))
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
 
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not

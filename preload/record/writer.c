@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "python/codecache.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
@@ -492,13 +493,6 @@ int writer_init(void)
     return 0;
 }
 
-static uint64_t now_ns(clockid_t clk)
-{
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void write_header(const struct writer_image *img, uint64_t start_ns)
 {
     static uint8_t tmp[PP_MAX_RECORD];
@@ -546,8 +540,8 @@ int writer_open(const struct writer_image *img)
 {
     /* The file's account (its start, the ticks' time base, the deadlines
      * counted as missed) starts here, before the work of creating it. */
-    uint64_t start_ns = now_ns(CLOCK_REALTIME);
-    uint64_t start_mono = now_ns(CLOCK_MONOTONIC);
+    uint64_t start_ns = pp_clock_ns(CLOCK_REALTIME);
+    uint64_t start_mono = pp_clock_ns(CLOCK_MONOTONIC);
     if (zstd_lazy_init() != 0)
         return -1;              /* it said why */
     if (alloc_buffers() != 0) {
@@ -711,14 +705,14 @@ void writer_end(int how, int value, const struct writer_counters *c)
     uint8_t tmp[128];
     struct buf b = { tmp, 0, sizeof tmp };
     emit_rejects();
-    put_varint(&b, now_ns(CLOCK_REALTIME));
+    put_varint(&b, pp_clock_ns(CLOCK_REALTIME));
     if (b.len < b.cap)
         b.p[b.len++] = (uint8_t)how;
     put_varint(&b, pp_zigzag(value));
     put_counters(c, &b);
     /* The file's span on the monotonic clock: start and end above are
      * wall-clock times, which a clock step (NTP, a VM resuming) moves. */
-    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    uint64_t now = pp_clock_ns(CLOCK_MONOTONIC);
     put_varint(&b, now > w.start_mono ? now - w.start_mono : 0);
     emit(PP_REC_END, &b);
     compress(ZSTD_e_end);

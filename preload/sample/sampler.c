@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "sample/deadlines.h"
 #include "sample/lifecycle.h"
@@ -86,12 +87,7 @@ static int main_gone;       /* the main thread ended with pthread_exit */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+static uint64_t mono_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
 
 /* ------------------------------------------------------------ threads */
 
