@@ -63,6 +63,7 @@ static void drop(struct code_info *c)
         free((char *)c->name);
     free((char *)c->filename);
     free((uint8_t *)c->linetable);
+    callsite_free(&c->calls);
     memset(c, 0, sizeof *c);
 }
 
@@ -139,6 +140,7 @@ static int fill(const struct py_layout *l, uintptr_t addr, const uint8_t *raw,
         drop(c);
         return -1;
     }
+    callsite_build(l, addr, raw, &c->calls);
     c->last_lasti = -2;
     return 0;
 }

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "python/callsite.h"
+
 struct code_info {
     /* Owned by the writer: the CODE record id in the current file, valid
      * only while file_gen equals the writer's generation (a fork child or
@@ -25,6 +27,7 @@ struct code_info {
     const uint8_t *linetable;
     uint32_t    linetable_len;
     int32_t     firsttraceable;  /* 3.11+: earlier instructions are setup */
+    struct callsite_map calls;   /* 3.11, 3.12: callsite.h               */
     int32_t     last_lasti;
     int32_t     last_line;
     uint32_t    pinned_tick;     /* in use by the sample being taken        */

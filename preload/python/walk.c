@@ -148,6 +148,7 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
     memcpy(&rf->code, base + L->fr_code, sizeof rf->code);
     rf->code &= ~L->code_tag_mask;
     rf->addr = f;
+    rf->shims_below = 0;
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;
@@ -165,6 +166,10 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
         return rf->code ? 1 : 0;
     }
     memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);
+    /* 3.11 marks a frame entered from C (where later versions put a shim
+     * frame under it): counted as one shim between it and its caller. */
+    if (L->fr_is_entry)
+        rf->shims_below = base[L->fr_is_entry] != 0;
     *owner = base[L->fr_owner];
     if (is_shim(*owner))
         return 0;
@@ -312,7 +317,6 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
             walk[n].prev = prev;
             walk[n].info = NULL;
             walk[n].owner = (int16_t)owner;
-            walk[n].shims_below = 0;
             n++;
             if (n == 2) {
                 int ok = 1;
@@ -417,6 +421,21 @@ static int resolve_frame(struct raw_frame *a)
     return 0;
 }
 
+/* Whether every caller in walk[0..n) whose callee it pushed inline (no
+ * shim or C entry between them) stands where it can have one (callsite.h).
+ * Two reads of the chain can agree and still join two moments: a caller
+ * in a tight loop read between two calls, on its loop test, while the
+ * callee read before and after is each time a new call at the same
+ * address.  The caller's instruction tells. */
+static int callers_can_call(int n)
+{
+    for (int i = 1; i < n; i++)
+        if (walk[i].info && !walk[i - 1].shims_below &&
+            !callsite_can_call(&walk[i].info->calls, lasti_of(&walk[i])))
+            return 0;
+    return 1;
+}
+
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -428,6 +447,8 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     for (int i = n - 1 - (int)same; i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
+    if (!callers_can_call(n))
+        return -1;
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
     if (trusted && same && codecache_evictions() != ev &&
@@ -523,6 +544,8 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
     for (int i = n - 1 - (int)(same - base); i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
+    if (!callers_can_call(n))
+        return -1;
     if (codecache_evictions() != ev)
         return -2;
     int kept = (int)base;

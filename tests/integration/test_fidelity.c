@@ -30,6 +30,27 @@ static struct callgraph *program_graph(const struct pp_python *py)
     return g;
 }
 
+/* Every process of the profile in dir rejected at most 1 % of its
+ * samples as changed while read; each process's count is printed. */
+static void expect_few_rejects(const struct pp_python *py, const char *dir)
+{
+    struct pp_result js;
+    pp_merge(&js, "json", NULL, dir);
+    const struct pp_json *doc = pp_parse_json(py, &js);
+    for (size_t i = 0; i < pp_json_len(doc, "processes"); i++) {
+        char path[64];
+        snprintf(path, sizeof path, "processes.%zu", i);
+        const struct pp_json *p = pp_json_get(doc, path);
+        double s = pp_json_num(p, "counters.samples", 0);
+        double r = pp_json_num(p, "counters.rejected", 0);
+        fprintf(stderr, "[%s] %.0f Hz: %.0f samples, %.0f rejected (%.2f %%)\n",
+                py->label, 1e9 / pp_json_num(p, "interval_ns", 1e9), s, r,
+                s + r > 0 ? 100.0 * r / (s + r) : 0.0);
+        pp_expect(py, r * 100 <= s + r, "%.0f of %.0f samples rejected (> 1 %%)",
+                  r, s + r);
+    }
+}
+
 PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_threads_is_possible,
         .timeout = 180)
 {
@@ -75,23 +96,74 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
     /* The share of stacks dropped as changed while read: small enough not
      * to bias the profile toward stable code (pyprof(7), "Consistent
      * stacks"; measured 0.01-0.04 %). */
-    const struct pp_json *doc = NULL;
-    struct pp_result js;
-    pp_merge(&js, "json", NULL, dir);
-    doc = pp_parse_json(py, &js);
-    for (size_t i = 0; i < pp_json_len(doc, "processes"); i++) {
-        char path[64];
-        snprintf(path, sizeof path, "processes.%zu", i);
-        const struct pp_json *p = pp_json_get(doc, path);
-        double s = pp_json_num(p, "counters.samples", 0);
-        double r = pp_json_num(p, "counters.rejected", 0);
-        fprintf(stderr, "[%s] %.0f Hz: %.0f samples, %.0f rejected (%.2f %%)\n",
-                py->label, 1e9 / pp_json_num(p, "interval_ns", 1e9), s, r,
-                s + r > 0 ? 100.0 * r / (s + r) : 0.0);
-        pp_expect(py, r * 100 <= s + r, "%.0f of %.0f samples rejected (> 1 %%)",
-                  r, s + r);
-    }
+    expect_few_rejects(py, dir);
     cg_free(g);
+}
+
+/* tests/py/callkinds.py enters a Python function in each way CPython can
+ * (calls plain, with defaults, *args and **kwargs, methods, super(),
+ * properties, __getitem__, __getattr__, __getattribute__, operators,
+ * __call__, with, static and class methods, __init__, iterators,
+ * generators by for, next, yield from and await, map, a decorator's
+ * wrapper, a comprehension), each callee spinning for the same time, and
+ * says how long each kind took.  A way the walk took for a torn stack
+ * would lose its callee's samples
+ * (pyprof(7), "Consistent stacks": where a caller can stand). */
+PP_TEST(fidelity, every_way_of_entering_a_python_function_is_sampled_alike,
+        .timeout = 120)
+{
+    struct pp_result list, run, rep;
+    const char *largv[] = { py->path, pp_script("callkinds.py"), "list", NULL };
+    pp_run(&list, largv, NULL, 60, NULL, NULL);
+    pp_expect_ok(py, &list, "callkinds.py list");
+
+    const char *dir = pp_tmpdir();
+    const char *args[] = { pp_script("callkinds.py"), "run", "4", NULL };
+    pp_run_python(&run, py, dir, 1000, NULL, args);
+    pp_expect_ok(py, &run, "callkinds.py run");
+    pp_merge(&rep, "collapsed", NULL, dir);
+    struct pp_profile prof;
+    pp_parse_collapsed(py, &rep, &prof);
+
+    char kind[64][32], callee[64][64];
+    long got[64], total = 0;
+    double spent[64], spent_all = 0;
+    size_t n = 0;
+    for (const char *l = list.out; n < 64 && *l; ) {
+        if (sscanf(l, "%31s %63s", kind[n], callee[n]) == 2) {
+            /* 3.10 names frames by co_name (no co_qualname). */
+            const char *dot = strrchr(callee[n], '.');
+            got[n] = pp_count_with(&prof, py->minor < 11 && dot ? dot + 1
+                                                              : callee[n]);
+            total += got[n];
+            char key[64];
+            snprintf(key, sizeof key, "spent %s ", kind[n]);
+            const char *at = strstr(run.out, key);
+            spent[n] = at ? strtod(at + strlen(key), NULL) : 0;
+            spent_all += spent[n++];
+        }
+        l = strchr(l, '\n');
+        if (!l)
+            break;
+        l++;
+    }
+    pp_assert(py, n >= 20 && spent_all > 0, "callkinds.py listed %zu kinds, "
+              "spent %.3f s", n, spent_all);
+    fprintf(stderr, "[%s] samples (expected from the time spent) by way of "
+            "entry:", py->label);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, " %s %ld (%.0f)", kind[i], got[i],
+                total * spent[i] / spent_all);
+    fprintf(stderr, "\n");
+    /* About 160 samples each at 1 kHz for 4 s (sampling noise about 13):
+     * each kind within half and twice its share of the time. */
+    for (size_t i = 0; i < n; i++) {
+        double want = total * spent[i] / spent_all;
+        pp_expect(py, got[i] >= want / 2 && got[i] <= want * 2,
+                  "%s (%s): %ld samples of %ld, expected %.0f from the time "
+                  "spent", kind[i], callee[i], got[i], total, want);
+    }
+    expect_few_rejects(py, dir);
 }
 
 /* The threads churn.py says it had, from its "tid N" lines. */

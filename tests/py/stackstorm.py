@@ -27,6 +27,18 @@ def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 
 
+def leaf(n):
+    return n
+
+
+def tight(n):
+    i = 0
+    while i < n:
+        leaf(i)
+        i += 1
+    return i
+
+
 def descend(n):
     if n == 0:
         return fib(6)
@@ -110,6 +122,7 @@ def mix(k):
     t += pipeline(20)
     t += drive(k % 7)
     t += sum(evens(numbers(30)))  # resumes: evens
+    t += tight(1500)
     return t
 
 

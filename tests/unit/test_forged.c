@@ -340,6 +340,9 @@ Test(forged, a_span_past_the_end_of_time_is_capped_not_wrapped)
     char *text = report_of(path, MODE_WALL, GROUP_NONE, out_text);
     /* (INT64_MAX - the header's start) ns */
     cr_assert(strstr(text, "duration        7523372036.85 s"), "%s", text);
+    free(text);
+    free(raw.b);
+    unlink(path);
 }
 
 /* A header, then one code f (/x.py) and one stack node of it (id 1). */

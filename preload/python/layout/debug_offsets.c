@@ -168,8 +168,16 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->co_code_adaptive = (uint32_t)field(raw, p->co_code_adaptive);
     l->co_firsttraceable = p->co_firsttraceable;
     l->co_read = l->co_code_adaptive;
+    /* Free-threaded builds run per-thread copies of the bytecode: a
+     * frame's instruction is not in co_code_adaptive. */
+    if (!free_threaded) {
+        l->opcodes = minor == 13 ? opcodes_313 :
+                     minor == 14 ? opcodes_314 : opcodes_315;
+        l->nb_subscr = 26;             /* dis._nb_ops: 3.14 and 3.15 */
+    }
 
     l->ob_type = (uint32_t)field(raw, p->ob_type);
+    l->co_units = l->ob_type + 8;      /* PyVarObject.ob_size */
     l->bytes_size = (uint32_t)field(raw, p->bytes_size);
     l->bytes_data = (uint32_t)field(raw, p->bytes_data);
     uint32_t ascii = (uint32_t)field(raw, p->str_ascii_size);

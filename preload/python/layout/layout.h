@@ -9,6 +9,7 @@
  *   py312.c          3.12   static table (3.12.1 headers)
  *   debug_offsets.c  3.13-3.15  built from the runtime's own _Py_DebugOffsets,
  *                           with one mirror of that struct per minor
+ *   opcodes.c        3.11-3.15  opcode sizes and the families that call
  */
 #ifndef PYPROF_LAYOUT_H
 #define PYPROF_LAYOUT_H
@@ -120,6 +121,17 @@ struct py_layout {
     uint32_t co_linetable;
     uint32_t co_firsttraceable;  /* FRAMES_INTERP only                       */
     uint32_t co_code_adaptive;   /* FRAMES_INTERP only                       */
+    uint32_t co_units;           /* ob_size: code units in co_code_adaptive  */
+    /* Per opcode (opcodes.c): the instruction's size in code units (1 +
+     * its inline cache entries) | OP_INLINE when its family can push a
+     * Python callee inline (| OP_INLINE_SUBSCR: when its oparg is
+     * nb_subscr); 0 for an opcode the table does not know.  NULL where
+     * not known (3.10, free-threaded builds): python/callsite.c. */
+    const uint8_t *opcodes;
+    uint8_t nb_subscr;
+    /* 3.11: _PyInterpreterFrame.is_entry, set on a frame entered from C
+     * (no shim frames mark that); 0 = none. */
+    uint32_t fr_is_entry;
 
     struct resumer_layout resumer;
 
@@ -129,6 +141,13 @@ struct py_layout {
     uint32_t bytes_data;         /* ob_sval                                  */
     struct pystr_layout str;
 };
+
+#define OP_SIZE          0x3f
+#define OP_INLINE_SUBSCR 0x40
+#define OP_INLINE        0x80
+
+extern const uint8_t opcodes_311[256], opcodes_312[256], opcodes_313[256],
+                     opcodes_314[256], opcodes_315[256];
 
 extern const struct py_layout py310_layout, py311_layout, py312_layout;
 

@@ -24,6 +24,7 @@ const struct py_layout py311_layout = {
     .co_read = 176, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_firstlineno = 72, .co_linetable = 136, .co_firsttraceable = 168,
     .co_code_adaptive = 184,
+    .co_units = 16, .opcodes = opcodes_311, .fr_is_entry = 68,
 
     .ob_type = 8, .bytes_size = 16, .bytes_data = 32,
     .str = { .length = 16, .state = 32, .ascii_data = 48, .compact_data = 72,

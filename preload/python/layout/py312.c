@@ -25,6 +25,7 @@ const struct py_layout py312_layout = {
     .co_read = 184, .co_filename = 112, .co_name = 120, .co_qualname = 128,
     .co_firstlineno = 68, .co_linetable = 136, .co_firsttraceable = 176,
     .co_code_adaptive = 192,
+    .co_units = 16, .opcodes = opcodes_312,
 
     /* exc_info, exc_state, datastack_chunk, datastack_top; _PyStackChunk;
      * PyGenObject's gi_exc_state, gi_frame_state, gi_iframe (the same in

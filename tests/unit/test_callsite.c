@@ -1,0 +1,141 @@
+/*
+ * test_callsite.c — the map of where a frame can stand with a callee
+ * pushed inline, built from bytecode as 3.11 and 3.12 compile it.
+ *
+ * The bytecode (but for the last test's) is that of
+ *
+ *     def plain(stop, xs):
+ *         i = 0
+ *         while not stop[0]:
+ *             leaf(i)
+ *             i += xs[i]
+ *         return [v for v in xs]
+ *
+ * as 3.11.7 and 3.12.1 compile it (co_code); where its calls, subscripts
+ * and (3.12) its comprehension's for loop stand, with their inline cache
+ * entries, is what dis.get_instructions and opcode._inline_cache_entries
+ * of the same interpreters say.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "python/callsite.h"
+#include "python/layout/layout.h"
+
+static const uint16_t plain311[] = {
+    0x0097, 0x0164, 0x027d, 0x007c, 0x0164, 0x0019, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x2273, 0x0174, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x027c,
+    0x01a6, 0x0000, 0x01ab, 0x0000, 0x0000, 0x0000, 0x0000, 0x0001, 0x027c,
+    0x017c, 0x027c, 0x0019, 0x0000, 0x0000, 0x0000, 0x0000, 0x0d7a, 0x0000,
+    0x027d, 0x007c, 0x0164, 0x0019, 0x0000, 0x0000, 0x0000, 0x0000, 0x22af,
+    0x0264, 0x0084, 0x017c, 0x0044, 0x00a6, 0x0000, 0x00ab, 0x0000, 0x0000,
+    0x0000, 0x0000, 0x0053,
+};
+
+static const uint16_t plain312[] = {
+    0x0097, 0x0164, 0x027d, 0x007c, 0x0164, 0x0019, 0x0000, 0x1973, 0x0174,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x027c, 0x01ab, 0x0000, 0x0000, 0x0000,
+    0x0001, 0x027c, 0x017c, 0x027c, 0x0019, 0x0000, 0x0d7a, 0x0000, 0x027d,
+    0x007c, 0x0164, 0x0019, 0x0000, 0x0173, 0x198c, 0x017c, 0x0044, 0x038f,
+    0x0263, 0x0067, 0x0263, 0x045d, 0x0000, 0x037d, 0x037c, 0x0291, 0x068c,
+    0x0004, 0x0263, 0x037d, 0x0053, 0x0263, 0x0001, 0x0263, 0x037d, 0x0077,
+};
+
+#define N(a) ((uint32_t)(sizeof a / sizeof a[0]))
+
+/* Every unit in [start, start + size) of each span is marked, no other. */
+static void expect_marked(const struct callsite_map *m, uint32_t units,
+                          const uint32_t (*spans)[2], int nspans)
+{
+    cr_assert_not_null(m->bits);
+    cr_assert_eq(m->units, units);
+    for (uint32_t u = 0; u < units; u++) {
+        int want = 0;
+        for (int s = 0; s < nspans; s++)
+            want |= u >= spans[s][0] && u < spans[s][0] + spans[s][1];
+        cr_expect_eq(callsite_can_call(m, (int32_t)u), want,
+                     "unit %u: %d, expected %d", u,
+                     callsite_can_call(m, (int32_t)u), want);
+    }
+    cr_expect_not(callsite_can_call(m, -1), "not started: no callee");
+    cr_expect_not(callsite_can_call(m, (int32_t)units), "past the end");
+}
+
+Test(callsite, calls_and_subscripts_with_their_caches_on_311)
+{
+    /* BINARY_SUBSCR at 5, 29, 39 and CALL at 20, 51: 4 caches each. */
+    static const uint32_t spans[][2] = { { 5, 5 }, { 20, 5 }, { 29, 5 },
+                                         { 39, 5 }, { 51, 5 } };
+    struct callsite_map m;
+    callsite_build_from(&py311_layout, plain311, N(plain311), &m);
+    expect_marked(&m, N(plain311), spans, 5);
+    /* The loop test and the augmented assignment: where a caller read
+     * between two calls of a tight loop stands. */
+    cr_expect_not(callsite_can_call(&m, 10));      /* POP_JUMP_..._IF_TRUE */
+    cr_expect_not(callsite_can_call(&m, 34));      /* BINARY_OP += */
+    callsite_free(&m);
+}
+
+Test(callsite, calls_subscripts_and_generator_loops_on_312)
+{
+    /* BINARY_SUBSCR (1 cache) at 5, 22, 29; CALL (3) at 14; the inlined
+     * comprehension's FOR_ITER (1) at 39. */
+    static const uint32_t spans[][2] = { { 5, 2 }, { 14, 4 }, { 22, 2 },
+                                         { 29, 2 }, { 39, 2 } };
+    struct callsite_map m;
+    callsite_build_from(&py312_layout, plain312, N(plain312), &m);
+    expect_marked(&m, N(plain312), spans, 5);
+    callsite_free(&m);
+}
+
+/* 3.14.10's
+ *
+ *     def f(xs, i):
+ *         i += 1
+ *         return xs[i]
+ *
+ * BINARY_OP (5 caches) at 3 with oparg 13 (+=) and at 11 with oparg 26
+ * (NB_SUBSCR): only the subscript can push __getitem__ inline. */
+static const uint16_t subscr314[] = {
+    0x0080, 0x0156, 0x015e, 0x0d2c, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0170, 0x0157, 0x1a2c, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0023,
+};
+
+Test(callsite, only_the_subscript_form_of_binary_op_calls_on_314)
+{
+    static const uint32_t spans[][2] = { { 11, 6 } };
+    struct py_layout l = { .opcodes = opcodes_314, .nb_subscr = 26 };
+    struct callsite_map m;
+    callsite_build_from(&l, subscr314, N(subscr314), &m);
+    expect_marked(&m, N(subscr314), spans, 1);
+    callsite_free(&m);
+}
+
+Test(callsite, an_unknown_opcode_or_a_cut_instruction_rules_nothing_out)
+{
+    struct callsite_map m;
+    uint16_t code[N(plain312)];
+    memcpy(code, plain312, sizeof code);
+    code[26] = 0x00fe;             /* an opcode 3.12 does not have */
+    callsite_build_from(&py312_layout, code, N(code), &m);
+    cr_expect_null(m.bits);
+    cr_expect(callsite_can_call(&m, 26));
+    cr_expect(callsite_can_call(&m, 1000));
+    /* The last instruction cut off inside its caches. */
+    callsite_build_from(&py312_layout, plain312, 16, &m);
+    cr_expect_null(m.bits);
+    /* Layouts without a table (3.10, 3.13 on) build no map. */
+    callsite_build_from(&py310_layout, plain312, N(plain312), &m);
+    cr_expect_null(m.bits);
+}
+
+Test(callsite, instrumented_code_is_not_checked)
+{
+    struct callsite_map m;
+    uint16_t code[N(plain312)];
+    memcpy(code, plain312, sizeof code);
+    code[14] = (code[14] & 0xff00) | 241;   /* INSTRUMENTED_CALL */
+    callsite_build_from(&py312_layout, code, N(code), &m);
+    cr_expect_null(m.bits);
+}
