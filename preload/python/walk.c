@@ -426,10 +426,13 @@ static int resolve_frame(struct raw_frame *a)
  * Two reads of the chain can agree and still join two moments: a caller
  * in a tight loop read between two calls, on its loop test, while the
  * callee read before and after is each time a new call at the same
- * address.  The caller's instruction tells. */
-static int callers_can_call(int n)
+ * address.  The caller's instruction tells.  The outermost `same` frames
+ * are as the thread's previous sample had them, callers and callees
+ * checked then. */
+static int callers_can_call(int n, unsigned same)
 {
-    for (int i = 1; i < n; i++)
+    int last = n - (int)same;         /* the outermost caller to check */
+    for (int i = 1; i < n && i <= last; i++)
         if (walk[i].info && !walk[i - 1].shims_below &&
             !callsite_can_call(&walk[i].info->calls, lasti_of(&walk[i])))
             return 0;
@@ -447,7 +450,7 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     for (int i = n - 1 - (int)same; i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
-    if (!callers_can_call(n))
+    if (!callers_can_call(n, same))
         return -1;
     /* Trusted reused entries were not pinned: if resolving the rest
      * evicted anything, look them up again (a gone one: start over). */
@@ -544,7 +547,7 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
     for (int i = n - 1 - (int)(same - base); i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
-    if (!callers_can_call(n))
+    if (!callers_can_call(n, same - base))
         return -1;
     if (codecache_evictions() != ev)
         return -2;
