@@ -27,37 +27,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pp-tick.h"
+
 static _Atomic int stop;
 static uint64_t iv_ns, wakes, missed, cpu_ns;
 static int polling;
 
-static uint64_t now_ns(clockid_t clk)
-{
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(clockid_t clk) { return pp_tick_now(clk); }
 
 static void sleep_loop(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGRTMAX - 7);
-    struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGRTMAX - 7;
-    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     timer_t t;
-    if (timer_create(CLOCK_MONOTONIC, &sev, &t) != 0) {
+    sigset_t set;
+    if (pp_tick_arm(iv_ns, &t, &set) != 0) {
         perror("timer_create");
         exit(1);
     }
-    struct itimerspec its = {
-        { (time_t)(iv_ns / 1000000000ULL), (long)(iv_ns % 1000000000ULL) },
-        { (time_t)(iv_ns / 1000000000ULL), (long)(iv_ns % 1000000000ULL) },
-    };
-    timer_settime(t, 0, &its, NULL);
     while (!atomic_load(&stop)) {
         siginfo_t si;
         if (sigwaitinfo(&set, &si) < 0)
@@ -121,10 +106,7 @@ int main(int argc, char **argv)
     iv_ns = 1000000000ULL / (uint64_t)hz;
     /* The timer signal stays blocked in every thread: only sigwaitinfo
      * takes it. */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGRTMAX - 7);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    pp_tick_block(NULL);
     pthread_t w, b;
     pthread_create(&w, NULL, waker, NULL);
     if (polling)
