@@ -421,11 +421,40 @@ static unsigned reuse_outer(const struct ts_cache *tc, int n, unsigned same,
     return same;
 }
 
+/* The code objects resolved so far for the chain being resolved.  The
+ * frames of one chain, read as one moment, each hold their code object
+ * alive, so two of them at one address have the same object: reading it
+ * once per chain tells as much as once per frame.  Reading it for each
+ * frame of a deep recursion cost the sampler hundreds of reads a tick,
+ * and the program more: each pulls the line of the object's reference
+ * count, which the program writes at every call (pyprof(7), "Timing and
+ * cost").  Entries handed out in a tick stay pinned (codecache.h). */
+#define CHAIN_CODES 4
+static struct { uintptr_t code; struct code_info *info; } chain_codes[CHAIN_CODES];
+static unsigned chain_ncodes;
+
+static void chain_codes_reset(void) { chain_ncodes = 0; }
+
+static struct code_info *chain_code(uintptr_t code)
+{
+    unsigned n = chain_ncodes < CHAIN_CODES ? chain_ncodes : CHAIN_CODES;
+    for (unsigned i = 0; i < n; i++)
+        if (chain_codes[i].code == code)
+            return chain_codes[i].info;
+    struct code_info *info = codecache_get(L, code);
+    if (info) {
+        chain_codes[chain_ncodes % CHAIN_CODES].code = code;
+        chain_codes[chain_ncodes % CHAIN_CODES].info = info;
+        chain_ncodes++;
+    }
+    return info;
+}
+
 /* Gives one frame its code entry and line; info stays NULL for a frame
  * that is not a Python frame yet.  -1 when the code object is unreadable. */
 static int resolve_frame(struct raw_frame *a)
 {
-    a->info = codecache_get(L, a->code);
+    a->info = chain_code(a->code);
     if (!a->info)
         return -1;
     int32_t lasti = lasti_of(a);
@@ -472,6 +501,7 @@ static int resolve(struct ts_cache *tc, int n, unsigned *same_outer)
     uint32_t ev = codecache_evictions();
     int trusted = tc && tc->evictions == ev;
     unsigned same = reuse_outer(tc, n, count_same(tc, n), trusted);
+    chain_codes_reset();
     for (int i = n - 1 - (int)same; i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
@@ -569,6 +599,7 @@ static int resolve_hit(struct ts_cache *tc, int n, unsigned base,
         a->line = b->line;
         same++;
     }
+    chain_codes_reset();
     for (int i = n - 1 - (int)(same - base); i >= 0; i--)
         if (resolve_frame(&walk[i]) < 0)
             return -1;
