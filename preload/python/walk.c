@@ -126,6 +126,14 @@ static int is_shim(int owner)
            owner <= L->owner_skip_max;
 }
 
+/* A thread's frame that has returned: 3.14+ clear its code reference as
+ * they pop it, so the thread's top read just before can be such a frame
+ * (read_frame returned 0 for it, as for a shim). */
+static int popped(const struct raw_frame *rf, int owner)
+{
+    return !rf->code && L->frames != FRAMES_OBJECTS && !is_shim(owner);
+}
+
 /* 3.11+ push a frame at the top of the thread's data stack, so a caller
  * is usually just below its callee: while a walk reads a frame, the lines
  * under it are prefetched, PREFETCH_BELOW bytes ahead, each line once
@@ -329,16 +337,29 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
     pf_low = 0;
     checks.n = 0;
     checks.next = CHECK_FIRST;
+    int reads = 0;
     for (uintptr_t f = top; f; ) {
         if (n == PP_MAX_DEPTH) {
             *truncated = 1;
             return n;
         }
         uintptr_t prev;
+        /* Restarts (below) cannot make a loop of stale frames endless. */
+        if (++reads > 2 * (int)PP_MAX_DEPTH)
+            return -1;
         int r = read_frame(f, &walk[n], &prev, &owner);
         if (r < 0)
             return -1;
-        if (r > 0) {
+        if (r == 0 && popped(&walk[n], owner)) {
+            /* It returned before the walk reached it, and so did every
+             * frame read above it (a stack returning faster than it is
+             * read): the walk starts again under it, which the second
+             * read then checks as any other. */
+            n = 0;
+            *pair_ok = 0;
+            checks.n = 0;
+            checks.next = CHECK_FIRST;
+        } else if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
             walk[n].owner = (int16_t)owner;
@@ -674,16 +695,27 @@ static int survivor_at(uintptr_t cur, const struct raw_frame *chk,
 static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
                       int pair_ok, int *from, uintptr_t *from_instr)
 {
-    int k = -1, hops = 0, start = 0, rereads = TOP_REREADS;
+    int k = -1, hops = 0, start = 0, rereads = TOP_REREADS, r = -1, owner;
+    int pops = 0;
+    struct raw_frame chk;
+    uintptr_t up;
     pf_low = 0;
     while (cur && k < 0) {
-        struct raw_frame chk;
-        uintptr_t up;
-        int owner, ok = 1;
+        int ok = 1;
         if (hops++ >= ALIVE_HOPS + n)
             return 0;
-        if (read_frame(cur, &chk, &up, &owner) < 0) {
-            /* 3.10: the top returned and was freed as it was read. */
+        r = read_frame(cur, &chk, &up, &owner);
+        if (r == 0 && popped(&chk, owner) && hops == 1 && up != cur &&
+            pops++ < ALIVE_HOPS + n) {
+            /* The top returned as it was read (3.14+ clear its code):
+             * its caller is the top now, or has returned too. */
+            cur = up;
+            hops = 0;
+            continue;
+        }
+        if (r < 0 || (r == 0 && popped(&chk, owner))) {
+            /* The top returned as it was read and was freed (3.10), or
+             * (3.14+) a frame under it did. */
             if (hops > 1 || rereads-- == 0 ||
                 !(cur = thread_top(tstate, &ok)) || !ok)
                 return 0;
@@ -705,22 +737,32 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
     if (k < 0)
         return 0;
     int first = k;
-    while (cur) {
+    /* The frame found is compared as read then: read again, it could
+     * have returned meanwhile. */
+    int resume = 0;
+    for (int again = 0; cur; again = 1) {
         if (k == n && (truncated || fc_stop.hit))
             break;                 /* the rest is beyond the depth cap, or
                                       below the frame-cache stop */
-        struct raw_frame chk;
-        uintptr_t up;
-        int owner;
-        int r = read_frame(cur, &chk, &up, &owner);
+        if (again)
+            r = read_frame(cur, &chk, &up, &owner);
         if (r < 0 || up == cur)
             return 0;
-        if (r > 0) {
+        if (r == 0 && popped(&chk, owner)) {
+            /* It returned as this read reached it (a stack returning
+             * faster than it is read), and so did all above it: what is
+             * left starts under it. */
+            if (k >= n || cur != walk[k].addr || up != walk[k].prev)
+                return 0;
+            resume = 1;
+            k++;
+        } else if (r > 0) {
             const struct raw_frame *w = &walk[k];
             if (k >= n || cur != w->addr || chk.code != w->code ||
                 up != w->prev || owner != w->owner)
                 return 0;
-            if (k > start && chk.instr != w->instr) {
+            if (resume || (k > start && chk.instr != w->instr)) {
+                resume = 0;
                 start = k;
                 *from_instr = chk.instr;
             } else if (k > first && k > start &&
@@ -731,7 +773,7 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
         }
         cur = up;
     }
-    if (k != n)
+    if (k != n || resume)
         return 0;
     *from = start;
     return 1;
