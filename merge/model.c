@@ -13,75 +13,32 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "index.h"
 #include "model.h"
 #include "pyprof/format.h"
 
-/* ------------------------------------------------------------ hashing */
+/* ------------------------------------------------------------ memory */
 
-static uint64_t mix(uint64_t h)
+static void oom(void)
 {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-    return mix(h);
+    fprintf(stderr, "pyprof-merge: out of memory\n");
+    exit(2);
 }
 
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "pyprof-merge: out of memory\n");
-        exit(2);
-    }
+    if (!q)
+        oom();
     return q;
 }
 
-/* Generic index: find the slot whose stored index satisfies eq, or the
- * empty slot where it belongs. */
-typedef int (*eq_fn)(const struct model *, uint32_t idx, const void *key);
-
-static size_t ix_find(const struct model *m, uint32_t *ix, size_t cap,
-                      uint64_t h, eq_fn eq, const void *key)
+/* Room in x for one more than used items (index.h). */
+static void room(struct index *x, size_t used, index_hash_fn hash,
+                 const struct model *m)
 {
-    size_t j = h & (cap - 1);
-    while (ix[j] && !eq(m, ix[j] - 1, key))
-        j = (j + 1) & (cap - 1);
-    return j;
-}
-
-typedef uint64_t (*rehash_fn)(const struct model *, uint32_t idx);
-
-static void ix_grow(const struct model *m, uint32_t **ix, size_t *cap,
-                    size_t used, rehash_fn rh)
-{
-    if ((used + 1) * 2 <= *cap)
-        return;
-    size_t ncap = *cap ? *cap * 2 : 1024;
-    while ((used + 1) * 2 > ncap)
-        ncap *= 2;
-    uint32_t *n = calloc(ncap, sizeof *n);
-    if (!n) {
-        fprintf(stderr, "pyprof-merge: out of memory\n");
-        exit(2);
-    }
-    for (size_t i = 0; i < *cap; i++)
-        if ((*ix)[i]) {
-            size_t j = rh(m, (*ix)[i] - 1) & (ncap - 1);
-            while (n[j])
-                j = (j + 1) & (ncap - 1);
-            n[j] = (*ix)[i];
-        }
-    free(*ix);
-    *ix = n;
-    *cap = ncap;
+    if (index_reserve(x, used, hash, m) != 0)
+        oom();
 }
 
 /* ------------------------------------------------------------ functions */
@@ -90,14 +47,16 @@ struct func_key { const char *name, *file; uint32_t line; };
 
 static uint64_t func_hash(const char *name, const char *file, uint32_t line)
 {
-    return mix(hash_str(hash_str(1469598103934665603ULL, name), file) ^ line);
+    return index_mix(index_hash_str(index_hash_str(INDEX_SEED, name), file) ^ line);
 }
-static uint64_t func_rehash(const struct model *m, uint32_t i)
+static uint64_t func_rehash(const void *ctx, uint32_t i)
 {
+    const struct model *m = ctx;
     return func_hash(m->funcs[i].name, m->funcs[i].file, m->funcs[i].firstline);
 }
-static int func_eq(const struct model *m, uint32_t i, const void *k)
+static int func_eq(const void *ctx, uint32_t i, const void *k)
 {
+    const struct model *m = ctx;
     const struct func_key *f = k;
     return m->funcs[i].firstline == f->line && !strcmp(m->funcs[i].name, f->name) &&
            !strcmp(m->funcs[i].file, f->file);
@@ -107,11 +66,11 @@ static int func_eq(const struct model *m, uint32_t i, const void *k)
 static uint32_t intern_func(struct model *m, const char *name, const char *file,
                             const char *bare, uint32_t line, uint64_t h)
 {
-    ix_grow(m, &m->func_ix, &m->func_ix_cap, m->nfuncs, func_rehash);
+    room(&m->func_ix, m->nfuncs, func_rehash, m);
     struct func_key k = { name, file, line };
-    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, h, func_eq, &k);
-    if (m->func_ix[j])
-        return m->func_ix[j] - 1;
+    uint32_t *slot = index_slot(&m->func_ix, h, func_eq, m, &k);
+    if (*slot)
+        return *slot - 1;
     if (m->nfuncs == m->funcs_cap) {
         m->funcs_cap = m->funcs_cap ? m->funcs_cap * 2 : 256;
         m->funcs = xrealloc(m->funcs, m->funcs_cap * sizeof *m->funcs);
@@ -122,60 +81,64 @@ static uint32_t intern_func(struct model *m, const char *name, const char *file,
     f->file = strdup(file);
     f->bare = strdup(bare);
     f->firstline = line;
-    m->func_ix[j] = (uint32_t)++m->nfuncs;
+    *slot = (uint32_t)++m->nfuncs;
     return (uint32_t)(m->nfuncs - 1);
 }
 
 long model_func_find(const struct model *m, const char *name, const char *file,
                      uint32_t line)
 {
-    if (!m->func_ix_cap)
+    if (!m->func_ix.cap)
         return -1;
     struct func_key k = { name, file, line };
-    size_t j = ix_find(m, m->func_ix, m->func_ix_cap, func_hash(name, file, line),
-                       func_eq, &k);
-    return m->func_ix[j] ? (long)m->func_ix[j] - 1 : -1;
+    const uint32_t *slot = index_slot(&m->func_ix, func_hash(name, file, line),
+                                      func_eq, m, &k);
+    return *slot ? (long)*slot - 1 : -1;
 }
 
 /* ------------------------------------------------------------ frames, trie */
 
 static uint64_t pair_hash(uint32_t a, uint32_t b)
 {
-    return mix(((uint64_t)a << 32) | b);
+    return index_mix(((uint64_t)a << 32) | b);
 }
-static uint64_t frame_rehash(const struct model *m, uint32_t i)
+static uint64_t frame_rehash(const void *ctx, uint32_t i)
 {
+    const struct model *m = ctx;
     return pair_hash(m->frames[i].func, (uint32_t)m->frames[i].line);
 }
-static int frame_eq(const struct model *m, uint32_t i, const void *k)
+static int frame_eq(const void *ctx, uint32_t i, const void *k)
 {
+    const struct model *m = ctx;
     const struct m_frame *f = k;
     return m->frames[i].func == f->func && m->frames[i].line == f->line;
 }
 
 static uint32_t intern_frame(struct model *m, uint32_t func, int32_t line)
 {
-    ix_grow(m, &m->frame_ix, &m->frame_ix_cap, m->nframes, frame_rehash);
+    room(&m->frame_ix, m->nframes, frame_rehash, m);
     struct m_frame k = { func, line };
-    size_t j = ix_find(m, m->frame_ix, m->frame_ix_cap,
-                       pair_hash(func, (uint32_t)line), frame_eq, &k);
-    if (m->frame_ix[j])
-        return m->frame_ix[j] - 1;
+    uint32_t *slot = index_slot(&m->frame_ix, pair_hash(func, (uint32_t)line),
+                                frame_eq, m, &k);
+    if (*slot)
+        return *slot - 1;
     if (m->nframes == m->frames_cap) {
         m->frames_cap = m->frames_cap ? m->frames_cap * 2 : 1024;
         m->frames = xrealloc(m->frames, m->frames_cap * sizeof *m->frames);
     }
     m->frames[m->nframes] = k;
-    m->frame_ix[j] = (uint32_t)++m->nframes;
+    *slot = (uint32_t)++m->nframes;
     return (uint32_t)(m->nframes - 1);
 }
 
-static uint64_t tnode_rehash(const struct model *m, uint32_t i)
+static uint64_t tnode_rehash(const void *ctx, uint32_t i)
 {
+    const struct model *m = ctx;
     return pair_hash(m->tnodes[i].parent, m->tnodes[i].frame);
 }
-static int tnode_eq(const struct model *m, uint32_t i, const void *k)
+static int tnode_eq(const void *ctx, uint32_t i, const void *k)
 {
+    const struct model *m = ctx;
     const struct m_tnode *t = k;
     return m->tnodes[i].parent == t->parent && m->tnodes[i].frame == t->frame;
 }
@@ -183,18 +146,18 @@ static int tnode_eq(const struct model *m, uint32_t i, const void *k)
 /* Trie node ids start at 1 (index + 1); 0 is the root. */
 static uint32_t intern_tnode(struct model *m, uint32_t parent, uint32_t frame)
 {
-    ix_grow(m, &m->tnode_ix, &m->tnode_ix_cap, m->ntnodes, tnode_rehash);
+    room(&m->tnode_ix, m->ntnodes, tnode_rehash, m);
     struct m_tnode k = { parent, frame };
-    size_t j = ix_find(m, m->tnode_ix, m->tnode_ix_cap, pair_hash(parent, frame),
-                       tnode_eq, &k);
-    if (m->tnode_ix[j])
-        return m->tnode_ix[j];
+    uint32_t *slot = index_slot(&m->tnode_ix, pair_hash(parent, frame), tnode_eq,
+                                m, &k);
+    if (*slot)
+        return *slot;
     if (m->ntnodes == m->tnodes_cap) {
         m->tnodes_cap = m->tnodes_cap ? m->tnodes_cap * 2 : 1024;
         m->tnodes = xrealloc(m->tnodes, m->tnodes_cap * sizeof *m->tnodes);
     }
     m->tnodes[m->ntnodes] = k;
-    m->tnode_ix[j] = (uint32_t)++m->ntnodes;
+    *slot = (uint32_t)++m->ntnodes;
     return (uint32_t)m->ntnodes;
 }
 
@@ -219,26 +182,28 @@ struct stack_key { uint32_t proc, thread, leaf; };
 
 static uint64_t stack_hash(uint32_t p, uint32_t t, uint32_t l)
 {
-    return mix(((uint64_t)p << 40) ^ ((uint64_t)t << 24) ^ l ^ ((uint64_t)l << 50));
+    return index_mix(((uint64_t)p << 40) ^ ((uint64_t)t << 24) ^ l ^ ((uint64_t)l << 50));
 }
-static uint64_t stack_rehash(const struct model *m, uint32_t i)
+static uint64_t stack_rehash(const void *ctx, uint32_t i)
 {
+    const struct model *m = ctx;
     return stack_hash(m->stacks[i].proc, m->stacks[i].thread, m->stacks[i].leaf);
 }
-static int stack_eq(const struct model *m, uint32_t i, const void *k)
+static int stack_eq(const void *ctx, uint32_t i, const void *k)
 {
+    const struct model *m = ctx;
     const struct stack_key *s = k;
     return m->stacks[i].proc == s->proc && m->stacks[i].thread == s->thread &&
            m->stacks[i].leaf == s->leaf;
 }
 
-/* ix (of cap slots) must have room for the stack. */
-static size_t add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc,
+/* ix must have room for the stack. */
+static size_t add_stack(struct model *m, struct index *ix, uint32_t proc,
                         uint32_t thread, uint32_t leaf, uint64_t count)
 {
     struct stack_key k = { proc, thread, leaf };
-    size_t j = ix_find(m, ix, cap, stack_hash(proc, thread, leaf), stack_eq, &k);
-    if (!ix[j]) {
+    uint32_t *slot = index_slot(ix, stack_hash(proc, thread, leaf), stack_eq, m, &k);
+    if (!*slot) {
         if (m->nstacks == m->stacks_cap) {
             m->stacks_cap = m->stacks_cap ? m->stacks_cap * 2 : 1024;
             m->stacks = xrealloc(m->stacks, m->stacks_cap * sizeof *m->stacks);
@@ -250,11 +215,11 @@ static size_t add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc
             memset(&m->stack_modes[m->nstacks * M_NMODES], 0,
                    M_NMODES * sizeof *m->stack_modes);
         m->stacks[m->nstacks] = (struct m_stack){ .proc = proc, .thread = thread, .leaf = leaf };
-        ix[j] = (uint32_t)++m->nstacks;
-        m->nfolded += ix == m->stack_ix;
+        *slot = (uint32_t)++m->nstacks;
+        m->nfolded += ix == &m->stack_ix;
     }
-    m->stacks[ix[j] - 1].count += count;
-    return ix[j] - 1;
+    m->stacks[*slot - 1].count += count;
+    return *slot - 1;
 }
 
 /* The index for a file's stacks, with room for n more.  A process's own
@@ -263,24 +228,15 @@ static size_t add_stack(struct model *m, uint32_t *ix, size_t cap, uint32_t proc
  * uses), so they need an index of that file's stacks only: small, and
  * cleared per file.  Only the stacks folded into a process are looked up
  * across files, in an index of those alone. */
-static uint32_t *stack_index(struct model *m, int own, size_t n, size_t *cap)
+static struct index *stack_index(struct model *m, int own, size_t n)
 {
     if (!own) {
-        ix_grow(m, &m->stack_ix, &m->stack_ix_cap, m->nfolded + n, stack_rehash);
-        *cap = m->stack_ix_cap;
-        return m->stack_ix;
+        room(&m->stack_ix, m->nfolded + n, stack_rehash, m);
+        return &m->stack_ix;
     }
-    size_t want = 64;
-    while (want < (n + 1) * 2)
-        want *= 2;
-    if (want > m->file_ix_cap) {
-        free(m->file_ix);
-        m->file_ix = xrealloc(NULL, want * sizeof *m->file_ix);
-        m->file_ix_cap = want;
-    }
-    memset(m->file_ix, 0, want * sizeof *m->file_ix);
-    *cap = want;
-    return m->file_ix;
+    if (index_reset(&m->file_ix, n) != 0)
+        oom();
+    return &m->file_ix;
 }
 
 /* ------------------------------------------------------------ reading */
@@ -455,8 +411,7 @@ static void add_file(struct model *m, uint32_t pi)
     }
     add_rejects(p, func);
     uint32_t owner = p->folded_into >= 0 ? (uint32_t)p->folded_into : pi;
-    size_t cap;
-    uint32_t *ix = stack_index(m, owner == pi, f->counts_used, &cap);
+    struct index *ix = stack_index(m, owner == pi, f->counts_used);
     for (size_t i = 0; i < f->counts_cap; i++) {
         const struct rd_count *c = &f->counts[i];
         if (!c->count)
@@ -478,7 +433,7 @@ static void add_file(struct model *m, uint32_t pi)
                 p->threads[c->thread].samples += c->count;
         }
         /* A folded process's threads are not the representative's. */
-        size_t s = add_stack(m, ix, cap, owner, owner == pi ? c->thread : 0,
+        size_t s = add_stack(m, ix, owner, owner == pi ? c->thread : 0,
                              tn[c->leaf], keep ? c->count : 0);
         for (int k = 0; k < M_NMODES; k++)
             if (modes >> k & 1)
@@ -500,40 +455,39 @@ static void argv_key(const struct rd_file *f, char *buf, size_t cap)
  * id wins).  A parent chain that loops (only damaged or forged files can
  * do that) is cut where it comes back, so that every process is reached
  * from a root. */
+static int uid_eq(const void *ctx, uint32_t i, const void *key)
+{
+    const struct model *m = ctx;
+    return m->procs[i].f->uid == *(const uint64_t *)key;
+}
+
 static void link_tree(struct model *m)
 {
-    size_t cap = 64;
-    while (cap < m->nprocs * 2)
-        cap *= 2;
-    uint32_t *slot = calloc(cap, sizeof *slot);          /* proc index + 1 */
-    if (!slot) {
-        fprintf(stderr, "pyprof-merge: out of memory\n");
-        exit(2);
-    }
+    struct index by_uid = { 0 };
+    if (index_reset(&by_uid, m->nprocs) != 0)
+        oom();
     for (size_t i = 0; i < m->nprocs; i++) {
         struct m_proc *p = &m->procs[i];
         snprintf(p->id, sizeof p->id, "%016llx", (unsigned long long)p->f->uid);
         if (p->f->parent_uid)
             snprintf(p->parent_id, sizeof p->parent_id, "%016llx",
                      (unsigned long long)p->f->parent_uid);
-        size_t j = mix(p->f->uid) & (cap - 1);
-        while (slot[j] && m->procs[slot[j] - 1].f->uid != p->f->uid)
-            j = (j + 1) & (cap - 1);
-        if (!slot[j])
-            slot[j] = (uint32_t)i + 1;
+        uint32_t *slot = index_slot(&by_uid, index_mix(p->f->uid), uid_eq, m,
+                                    &p->f->uid);
+        if (!*slot)
+            *slot = (uint32_t)i + 1;
     }
     for (size_t i = 0; i < m->nprocs; i++) {
         struct m_proc *p = &m->procs[i];
         p->parent = -1;
         if (!p->f->parent_uid)
             continue;
-        size_t j = mix(p->f->parent_uid) & (cap - 1);
-        while (slot[j] && m->procs[slot[j] - 1].f->uid != p->f->parent_uid)
-            j = (j + 1) & (cap - 1);
-        if (slot[j] && slot[j] - 1 != i)
-            p->parent = (long)slot[j] - 1;
+        const uint32_t *slot = index_slot(&by_uid, index_mix(p->f->parent_uid),
+                                          uid_eq, m, &p->f->parent_uid);
+        if (*slot && *slot - 1 != i)
+            p->parent = (long)*slot - 1;
     }
-    free(slot);
+    index_free(&by_uid);
     /* Cut loops: walking up from i, meeting i again within nprocs steps. */
     for (size_t i = 0; i < m->nprocs; i++) {
         long k = m->procs[i].parent;
@@ -545,6 +499,17 @@ static void link_tree(struct model *m)
             k = m->procs[k].parent;
         }
     }
+}
+
+struct fold_ctx { const struct model *m; char **key; };
+struct fold_key { uint64_t parent_uid; const char *argv; };
+
+static int fold_eq(const void *ctx, uint32_t i, const void *key)
+{
+    const struct fold_ctx *c = ctx;
+    const struct fold_key *k = key;
+    return c->m->procs[i].f->parent_uid == k->parent_uid &&
+           !strcmp(c->key[i], k->argv);
 }
 
 /* Identical worker processes (same argv, same parent) fold into the first.
@@ -561,39 +526,31 @@ static void fold(struct model *m)
     }
     if (!m->opt.fold_workers)
         return;
-    size_t cap = 64;
-    while (cap < m->nprocs * 2)
-        cap *= 2;
-    uint32_t *first = calloc(cap, sizeof *first);       /* proc index + 1 */
-    char **key = calloc(m->nprocs ? m->nprocs : 1, sizeof *key);
-    if (!first || !key) {
-        fprintf(stderr, "pyprof-merge: out of memory\n");
-        exit(2);
-    }
+    struct fold_ctx c = { m, calloc(m->nprocs ? m->nprocs : 1, sizeof *c.key) };
+    struct index firsts = { 0 };
+    if (!c.key || index_reset(&firsts, m->nprocs) != 0)
+        oom();
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct rd_file *f = m->procs[i].f;
         if (!f->has_header)
             continue;
         argv_key(f, a, sizeof a);
-        size_t j = hash_str(f->parent_uid, a) & (cap - 1);
-        for (; first[j]; j = (j + 1) & (cap - 1)) {
-            size_t k = first[j] - 1;
-            if (m->procs[k].f->parent_uid == f->parent_uid && !strcmp(key[k], a))
-                break;
-        }
-        if (first[j]) {
-            m->procs[i].folded_into = (long)(first[j] - 1);
-            m->procs[first[j] - 1].folded++;
+        struct fold_key k = { f->parent_uid, a };
+        uint32_t *slot = index_slot(&firsts, index_hash_str(f->parent_uid, a),
+                                    fold_eq, &c, &k);
+        if (*slot) {
+            m->procs[i].folded_into = (long)(*slot - 1);
+            m->procs[*slot - 1].folded++;
         } else {
-            key[i] = xrealloc(NULL, strlen(a) + 1);
-            strcpy(key[i], a);
-            first[j] = (uint32_t)i + 1;
+            c.key[i] = xrealloc(NULL, strlen(a) + 1);
+            strcpy(c.key[i], a);
+            *slot = (uint32_t)i + 1;
         }
     }
     for (size_t i = 0; i < m->nprocs; i++)
-        free(key[i]);
-    free(key);
-    free(first);
+        free(c.key[i]);
+    free(c.key);
+    index_free(&firsts);
 }
 
 static uint32_t tnode_func(const struct model *m, uint32_t id)
@@ -725,11 +682,11 @@ void model_free(struct model *m)
     free(m->tnodes);
     free(m->stacks);
     free(m->stack_modes);
-    free(m->func_ix);
-    free(m->frame_ix);
-    free(m->tnode_ix);
-    free(m->stack_ix);
-    free(m->file_ix);
+    index_free(&m->func_ix);
+    index_free(&m->frame_ix);
+    index_free(&m->tnode_ix);
+    index_free(&m->stack_ix);
+    index_free(&m->file_ix);
     free(m->problems);
     free(m);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index.h"
 #include "reader.h"
 #include "unprofiled.h"
 
@@ -77,11 +78,9 @@ struct model {
      * stack_modes[i * M_NMODES + mode], and stacks with no sample in the
      * chosen mode are kept too (with count 0). */
     uint64_t *stack_modes;
-    /* hash indexes (open addressing, values are index + 1); stack_ix
-     * holds the stacks folded into another process, file_ix the stacks
-     * of the file being added */
-    uint32_t *func_ix, *frame_ix, *tnode_ix, *stack_ix, *file_ix;
-    size_t func_ix_cap, frame_ix_cap, tnode_ix_cap, stack_ix_cap, file_ix_cap;
+    /* hash indexes (index.h); stack_ix holds the stacks folded into
+     * another process, file_ix the stacks of the file being added */
+    struct index func_ix, frame_ix, tnode_ix, stack_ix, file_ix;
     size_t nfolded;
     struct m_problem *problems; size_t nproblems;
     uint64_t samples, dropped;   /* in mode; rejected by the samplers     */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "index.h"
 #include "output.h"
 #include "pyprof/format.h"
 
@@ -107,41 +108,30 @@ static void gz_field(struct gz *g, struct pb *p)
 
 struct strtab {
     char **s; size_t n, cap;          /* index -> string (owned)          */
-    uint32_t *ix; size_t ixcap;       /* open addressing, index + 1       */
+    struct index ix;
     int oom;
 };
 
-static uint64_t str_hash(const char *s)
+static uint64_t str_rehash(const void *ctx, uint32_t i)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-    return h ^ (h >> 29);
+    const struct strtab *t = ctx;
+    return index_hash_str(INDEX_SEED, t->s[i]);
+}
+static int str_eq(const void *ctx, uint32_t i, const void *key)
+{
+    const struct strtab *t = ctx;
+    return !strcmp(t->s[i], key);
 }
 
 static uint64_t intern(struct strtab *t, const char *s)
 {
-    if ((t->n + 1) * 2 > t->ixcap) {
-        size_t cap = t->ixcap ? t->ixcap * 2 : 1024;
-        uint32_t *ix = calloc(cap, sizeof *ix);
-        if (!ix) {
-            t->oom = 1;
-            return 0;
-        }
-        for (size_t i = 0; i < t->n; i++) {
-            size_t j = str_hash(t->s[i]) & (cap - 1);
-            while (ix[j])
-                j = (j + 1) & (cap - 1);
-            ix[j] = (uint32_t)i + 1;
-        }
-        free(t->ix);
-        t->ix = ix;
-        t->ixcap = cap;
+    if (index_reserve(&t->ix, t->n, str_rehash, t) != 0) {
+        t->oom = 1;
+        return 0;
     }
-    size_t j = str_hash(s) & (t->ixcap - 1);
-    for (; t->ix[j]; j = (j + 1) & (t->ixcap - 1))
-        if (!strcmp(t->s[t->ix[j] - 1], s))
-            return t->ix[j] - 1;
+    uint32_t *slot = index_slot(&t->ix, index_hash_str(INDEX_SEED, s), str_eq, t, s);
+    if (*slot)
+        return *slot - 1;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 1024;
         char **n = realloc(t->s, cap * sizeof *n);
@@ -156,7 +146,7 @@ static uint64_t intern(struct strtab *t, const char *s)
         t->oom = 1;
         return 0;
     }
-    t->ix[j] = (uint32_t)++t->n;
+    *slot = (uint32_t)++t->n;
     return t->n - 1;
 }
 
@@ -165,7 +155,7 @@ static void strtab_free(struct strtab *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->s[i]);
     free(t->s);
-    free(t->ix);
+    index_free(&t->ix);
 }
 
 /* ------------------------------------------------------------ profile */

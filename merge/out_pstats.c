@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "output.h"
 #include "pyprof/format.h"
 
@@ -107,40 +108,38 @@ struct edge {
     double tt, ct;
 };
 
+/* Edge ids start at 1 (e[0] unused): the index's item i is edge i + 1. */
 struct edges {
-    struct edge *e; size_t n, cap;          /* e[0] unused               */
-    uint32_t *ix; size_t ixcap;
+    struct edge *e; size_t n, cap;
+    struct index ix;
 };
 
 static uint64_t edge_hash(uint32_t a, uint32_t b)
 {
-    uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 31);
+    return index_mix((uint64_t)a << 32 | b);
+}
+static uint64_t edge_rehash(const void *ctx, uint32_t i)
+{
+    const struct edge *e = &((const struct edges *)ctx)->e[i + 1];
+    return edge_hash(e->caller, e->callee);
+}
+static int edge_eq(const void *ctx, uint32_t i, const void *key)
+{
+    const struct edge *e = &((const struct edges *)ctx)->e[i + 1];
+    const uint32_t *k = key;
+    return e->caller == k[0] && e->callee == k[1];
 }
 
 /* The edge caller -> callee, made on first use; 0 when out of memory. */
 static uint32_t edge_of(struct edges *E, struct fstat *fs, uint32_t caller,
                         uint32_t callee)
 {
-    if (E->n * 2 >= E->ixcap) {
-        size_t cap = E->ixcap ? E->ixcap * 2 : 1024;
-        uint32_t *ix = calloc(cap, sizeof *ix);
-        if (!ix)
-            return 0;
-        for (uint32_t i = 1; i < E->n; i++) {
-            size_t j = edge_hash(E->e[i].caller, E->e[i].callee) & (cap - 1);
-            while (ix[j])
-                j = (j + 1) & (cap - 1);
-            ix[j] = i;
-        }
-        free(E->ix);
-        E->ix = ix;
-        E->ixcap = cap;
-    }
-    size_t j = edge_hash(caller, callee) & (E->ixcap - 1);
-    for (; E->ix[j]; j = (j + 1) & (E->ixcap - 1))
-        if (E->e[E->ix[j]].caller == caller && E->e[E->ix[j]].callee == callee)
-            return E->ix[j];
+    if (index_reserve(&E->ix, E->n - 1, edge_rehash, E) != 0)
+        return 0;
+    const uint32_t key[2] = { caller, callee };
+    uint32_t *slot = index_slot(&E->ix, edge_hash(caller, callee), edge_eq, E, key);
+    if (*slot)
+        return *slot;
     if (E->n >= E->cap) {
         size_t cap = E->cap ? E->cap * 2 : 1024;
         struct edge *e = realloc(E->e, cap * sizeof *e);
@@ -153,7 +152,7 @@ static uint32_t edge_of(struct edges *E, struct fstat *fs, uint32_t caller,
     E->e[id] = (struct edge){ .caller = caller, .callee = callee,
                               .next = fs[callee].first_edge };
     fs[callee].first_edge = id;
-    E->ix[j] = id;
+    *slot = id;
     return id;
 }
 
@@ -236,7 +235,7 @@ int out_pstats(FILE *o, const struct model *m, const struct out_options *opt)
         w_byte(o, '0');
     }
     free(E.e);
-    free(E.ix);
+    index_free(&E.ix);
     free(fs);
     free(path);
     return r;
