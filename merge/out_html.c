@@ -179,7 +179,8 @@ static int write_source(FILE *j, const struct model *m)
         free(r.v);
         return -1;
     }
-    qsort(r.v, r.n, sizeof *r.v, cmp_req);
+    if (r.n)                      /* r.v is NULL when no line was asked for */
+        qsort(r.v, r.n, sizeof *r.v, cmp_req);
     fputs("\"src\":[", j);
     size_t total = 0, files = 0;
     char line[SRC_LINE_MAX + 1];
