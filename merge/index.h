@@ -3,8 +3,8 @@
  * an array of its own: a slot holds an item's number plus one (0 is
  * empty); the table has a power-of-two size, is at most half full and is
  * probed linearly.  The model's functions, frames, trie nodes and stacks,
- * the worker folding, pprof's string table and pstats' call edges each
- * keep one.
+ * the process tree's ids, the worker folding, pprof's string table and
+ * pstats' call edges each keep one.
  */
 #ifndef PYPROF_MERGE_INDEX_H
 #define PYPROF_MERGE_INDEX_H

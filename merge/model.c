@@ -451,15 +451,16 @@ static void argv_key(const struct rd_file *f, char *buf, size_t cap)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? " " : "", f->argv[i]);
 }
 
-/* Every process's parent, by image id (the first process of a duplicated
- * id wins).  A parent chain that loops (only damaged or forged files can
- * do that) is cut where it comes back, so that every process is reached
- * from a root. */
 static int uid_eq(const void *ctx, uint32_t i, const void *key)
 {
     const struct model *m = ctx;
     return m->procs[i].f->uid == *(const uint64_t *)key;
 }
+
+/* Every process's parent, by image id (the first process of a duplicated
+ * id wins).  A parent chain that loops (only damaged or forged files can
+ * do that) is cut where it comes back, so that every process is reached
+ * from a root. */
 
 static void link_tree(struct model *m)
 {
