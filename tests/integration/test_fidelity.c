@@ -279,3 +279,68 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
     }
     pp_expect(py, late == 0, "%ld samples of threads that had ended", late);
 }
+
+/* A thread that has not run since its last sample is not read again: its
+ * stack is the one that sample had (pyprof(7), "Consistent stacks").
+ * naps.py waits a few milliseconds at each of four places in turn (near
+ * the top, 150 frames down, at one line and then the next of one frame)
+ * and prints how long it spent at each; at 1 kHz most ticks find it
+ * waiting where the previous tick did, and some find it moved on.  The
+ * samples must divide among the four as its time did: a stack kept after
+ * the thread had moved would pile the samples up where it was first seen
+ * waiting. */
+#define NAP_SITES 4
+PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wait_to_wait,
+        .timeout = 90)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run, rep;
+    const char *args[] = { "-S", "-I", pp_script("naps.py"), "4", NULL };
+    pp_run_python(&run, py, dir, 1000, NULL, args);
+    pp_expect_ok(py, &run, "naps.py");
+    char fn[NAP_SITES][32];
+    long line[NAP_SITES];
+    double secs[NAP_SITES], total_secs = 0;
+    const char *at = run.out;
+    for (int i = 0; i < NAP_SITES; i++) {
+        at = at ? strstr(at, "site ") : NULL;
+        pp_assert(py, at && sscanf(at, "site %31s %ld %lf", fn[i], &line[i],
+                                   &secs[i]) == 3,
+                  "naps.py printed no line for site %d: %s", i, run.out);
+        total_secs += secs[i];
+        at++;
+    }
+    pp_merge(&rep, "collapsed", NULL, dir);
+    struct pp_profile prof;
+    pp_parse_collapsed(py, &rep, &prof);
+    long n[NAP_SITES], total = 0;
+    for (int i = 0; i < NAP_SITES; i++)
+        total += n[i] = pp_count_leaf_line(&prof, fn[i], line[i]);
+    /* 4 s, nearly all of it waiting, at 1 kHz. */
+    pp_assert(py, total >= 1000, "only %ld samples at the four waits", total);
+    double tv = 0;
+    for (int i = 0; i < NAP_SITES; i++) {
+        double d = (double)n[i] / (double)total - secs[i] / total_secs;
+        tv += d < 0 ? -d : d;
+    }
+    tv /= 2;
+    fprintf(stderr, "[%s] samples / time at each wait: %s:%ld %.3f/%.3f, "
+            "%s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f; "
+            "distance %.3f\n", py->label,
+            fn[0], line[0], (double)n[0] / (double)total, secs[0] / total_secs,
+            fn[1], line[1], (double)n[1] / (double)total, secs[1] / total_secs,
+            fn[2], line[2], (double)n[2] / (double)total, secs[2] / total_secs,
+            fn[3], line[3], (double)n[3] / (double)total, secs[3] / total_secs,
+            tv);
+    pp_expect(py, tv <= 0.08, "the samples at the four waits are %.2f (total "
+              "variation) from where the thread waited", tv);
+    /* And 150 frames down means all of them. */
+    long deep = 0;
+    for (size_t i = 0; i < prof.n; i++)
+        if (prof.stacks[i].depth &&
+            pp_frame_is(prof.stacks[i].frames[prof.stacks[i].depth - 1], "nap_deep") &&
+            pp_stack_count(&prof.stacks[i], "down") != 151)
+            deep += prof.stacks[i].count;
+    pp_expect(py, deep == 0, "%ld samples of nap_deep not under 151 calls of down",
+              deep);
+}
