@@ -711,15 +711,15 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
         if (hops++ >= ALIVE_HOPS + n)
             return 0;
         r = read_frame(cur, &chk, &up, &owner);
-        if (r == 0 && popped(&chk, owner) && hops == 1 && up != cur &&
-            pops++ < ALIVE_HOPS + n) {
+        int gone = r == 0 && popped(&chk, owner);
+        if (gone && hops == 1 && up != cur && pops++ < ALIVE_HOPS + n) {
             /* The top returned as it was read (3.14+ clear its code):
              * its caller is the top now, or has returned too. */
             cur = up;
             hops = 0;
             continue;
         }
-        if (r < 0 || (r == 0 && popped(&chk, owner))) {
+        if (r < 0 || gone) {
             /* The top returned as it was read and was freed (3.10), or
              * (3.14+) a frame under it did. */
             if (hops > 1 || rereads-- == 0 ||
