@@ -25,7 +25,11 @@ sample), while pyprof counts the deadlines that
 passed as missed and takes one sample: so on a busy machine their
 "delivered" includes samples of nearly one moment.  Where 1.5 x theirs is
 more than pyprof could deliver at all (every tick asked, times the threads
-a tick samples), the row says so beside its verdict.  Ours: the samples in
+a tick samples), the row says so beside its verdict; and where a tick's
+bare timer wake-up on this machine (bench/pp-waker, a process that only
+wakes at the rate), shared among the samples pyprof takes a tick, is
+already more than a tenth of their CPU per sample, the row says that too.
+Ours: the samples in
 the files (bench/pp-dump).  CPU comes
 from wait4() of the launched process, which includes every descendant it
 waited for: their profiler waits for its target, and our sampler is a
@@ -143,6 +147,12 @@ def side_by_side(b, py):
             for c in order:
                 res[wl, c].append(one(b, py, wl, c, sizes[wl], b.outdir("fig7")))
         log("CPython's sampler vs pyprof, round %d/%d done" % (rep + 1, reps))
+    wake = {h: wake_cost(b, h) for h in RATES}
+    for h in RATES:
+        if wake[h] is not None:
+            b.add(7, "machine floor: a bare timer wake-up @ %d Hz" % h,
+                  "%.1f us of CPU a wake (bench/pp-waker sleep)" % (wake[h] * 1e6),
+                  "", "info")
     for wl in WORKLOADS:
         offs = res[wl, "off"]
         for h in RATES:
@@ -159,8 +169,20 @@ def side_by_side(b, py):
                 per_tick = median([r["delivered"] / r["ticks"] for r in runs
                                    if r.get("ticks") and r.get("delivered")])
                 row[k] = dict(sd=sd, cpu=median(added), asked=asked, dlv=dlv, bps=bps,
-                              per_tick=per_tick)
+                              per_tick=per_tick, wake=wake[h])
             add_row(b, wl, h, row)
+
+
+def wake_cost(b, hz):
+    """CPU seconds of one bare timer wake-up at hz on this machine (median
+    of 3 runs of bench/pp-waker), or None."""
+    costs = []
+    for _ in range(3):
+        r = b.run([b.tool["pp-waker"], "sleep", str(hz), "1"])
+        n, c = int(r.value("wakes") or 0), int(r.value("cpu_ns") or 0)
+        if r.rc == 0 and n:
+            costs.append(c / n / 1e9)
+    return median(costs)
 
 
 def fmt_side(d):
@@ -186,6 +208,10 @@ def add_row(b, wl, h, row):
     if ours["dlv"] and theirs["dlv"]:
         checks.append(ours["dlv"] >= 1.5 * theirs["dlv"])
     verdict = "n/a" if not checks else "PASS" if all(checks) else "FAIL"
+    floor = ours["wake"] / ours["per_tick"] if ours["wake"] and ours.get("per_tick") else None
+    if floor and theirs["cpu"] and ours["cpu"] and ours["cpu"] > theirs["cpu"] / 10 and \
+            floor > theirs["cpu"] / 10:
+        verdict += " (the bare wake-up alone is %.1f us a sample here)" % (floor * 1e6)
     most = ours["asked"] * ours["per_tick"] if ours["asked"] and ours.get("per_tick") else None
     if theirs["dlv"] and most and 1.5 * theirs["dlv"] > most:
         verdict += " (1.5x theirs is more than the %d samples asked)" % most
