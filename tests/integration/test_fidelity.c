@@ -288,7 +288,10 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
  * waiting where the previous tick did, and some find it moved on.  The
  * samples must divide among the four as its time did: a stack kept after
  * the thread had moved would pile the samples up where it was first seen
- * waiting. */
+ * waiting.  (A CI run that ran it beside the sanitizer unit tests once
+ * measured 0.12 on 3.13: the program's clock gave one wait 0.55 s more
+ * than usual while the samples did not, as when the whole machine stalls;
+ * naps.py now cuts such waits, and the unit tests end first.) */
 #define NAP_SITES 4
 PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wait_to_wait,
         .timeout = 90)
@@ -310,6 +313,10 @@ PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wa
         total_secs += secs[i];
         at++;
     }
+    long stalled = -1;
+    const char *st = strstr(run.out, "stalled ");
+    if (st)
+        sscanf(st, "stalled %ld", &stalled);
     pp_merge(&rep, "collapsed", NULL, dir);
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
@@ -326,12 +333,12 @@ PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wa
     tv /= 2;
     fprintf(stderr, "[%s] samples / time at each wait: %s:%ld %.3f/%.3f, "
             "%s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f; "
-            "distance %.3f\n", py->label,
+            "distance %.3f (%ld waits cut as stalled)\n", py->label,
             fn[0], line[0], (double)n[0] / (double)total, secs[0] / total_secs,
             fn[1], line[1], (double)n[1] / (double)total, secs[1] / total_secs,
             fn[2], line[2], (double)n[2] / (double)total, secs[2] / total_secs,
             fn[3], line[3], (double)n[3] / (double)total, secs[3] / total_secs,
-            tv);
+            tv, stalled);
     pp_expect(py, tv <= 0.08, "the samples at the four waits are %.2f (total "
               "variation) from where the thread waited", tv);
     /* And 150 frames down means all of them. */
