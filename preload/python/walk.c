@@ -69,8 +69,10 @@ struct ts_cache {
     struct raw_frame *frames;      /* outermost first */
     struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
     /* frames[0..depth), all resolved, are the whole stack the thread had
-     * when cpu_ns was read (sample_still), truncated or not. */
+     * when cpu_ns was read (sample_still), truncated or not; top: the
+     * innermost frame as that walk read it. */
     uint8_t still, truncated;
+    struct raw_frame top;
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -965,7 +967,12 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
      * read again; a shallow one is read again first, so that the system
      * call does not widen the window the second read checks. */
     int deep = n > DEEP_CHAIN;
-    if (n && deep && cpu_quiet(tstate, t, cpu))
+    /* The kernel's count of a thread's CPU time can miss a run of a few
+     * microseconds (pyprof(7), "Consistent stacks"): its word is taken
+     * only for a thread whose current frame is still the one the walk
+     * started from. */
+    int quiet_ok = now_top == top;
+    if (n && deep && quiet_ok && cpu_quiet(tstate, t, cpu))
         return n;
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
@@ -975,7 +982,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (n && !(same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
                           &from_instr) &&
                now_ns() - started <= WALK_BUDGET_NS(n)) &&
-        (deep || !cpu_quiet(tstate, t, cpu)))
+        (deep || !quiet_ok || !cpu_quiet(tstate, t, cpu)))
         return -1;
     if (from > 0) {
         int q = covered_from(from);
@@ -1103,6 +1110,21 @@ static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
     return cpu;
 }
 
+/* Whether the thread's current frame is still top (same address, code,
+ * caller and instruction).  The kernel's count of CPU time can miss a run
+ * of a few microseconds; a thread that ran and moved on to wait somewhere
+ * else has another frame or instruction on top. */
+static int same_top(uintptr_t tstate, const struct raw_frame *top)
+{
+    int ok = 1, owner;
+    struct raw_frame now;
+    uintptr_t prev;
+    return thread_top(tstate, &ok) == top->addr && ok &&
+           read_frame(top->addr, &now, &prev, &owner) > 0 &&
+           now.code == top->code && now.instr == top->instr &&
+           prev == top->prev;
+}
+
 /* Hands the stack in out[] (its last kept frames) on to fn. */
 static void pass_on(uintptr_t tstate, struct ts_cache *tc, uint32_t prev_seq,
                     const struct cpu_marks *cpu, unsigned flags, int kept,
@@ -1142,7 +1164,8 @@ static int sample_still(uintptr_t tstate, const uint8_t *t, uintptr_t holder,
         return 0;
     cpu->now_known = pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
     cpu->ran = cpu->now_known && cpu->now != cpu->prev;
-    if (!cpu->now_known || cpu->ran || !same_thread(tstate, t))
+    if (!cpu->now_known || cpu->ran || !same_thread(tstate, t) ||
+        !same_top(tstate, &tc->top))
         return 0;
     uint32_t prev_seq = tc->seq;
     /* out[] still holds that sample when no other thread's came since. */
@@ -1238,6 +1261,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                         cpu.now_known && cpu.now == cpu.prev &&
                         same_thread(tstate, t);
             tc->truncated = (uint8_t)truncated;
+            tc->top = walk[0];
         }
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
