@@ -42,11 +42,10 @@ def run(b):
     # Against basic (shallow but running) the wake-up differs too: a
     # sleeping process's sampler is woken from an idle CPU.  Against
     # shallow_static (one frame, asleep like deep_static) only depth does.
-    # deep_static's thread sleeps, and a thread that has not run is not
-    # read at all: what depth costs a thread that runs (the frame cache's
-    # case on 3.15) shows against deep_busy's one-frame twin.  The
-    # "inside ticks" rows leave out the kernel's wake-up, which varies by
-    # several microseconds between runs here.
+    # deep_static's thread sleeps: what depth costs a thread that runs
+    # (the frame cache's real case on 3.15) shows against deep_busy's
+    # one-frame twin.  The "inside ticks" rows leave out the kernel's
+    # wake-up, which varies by several microseconds between runs here.
     for tag, _ in pys:
         for deep, other in (("deep_static", "basic"),
                             ("deep_static", "shallow_static"),

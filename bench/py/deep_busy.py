@@ -1,8 +1,7 @@
 """The "deep_busy" workload: a recursion DEPTH frames deep (900 by default)
 that then runs at the bottom, calling a small function over and over, so
 every sample sees the same deep stack under a top that keeps changing:
-what 3.15's frame cache is for.  (deep_static sleeps instead: a thread that
-does not run is not read at all.)
+what 3.15's frame cache is for (deep_static sleeps instead).
 
     python deep_busy.py SECONDS [DEPTH]
 """

@@ -18,8 +18,6 @@
  * frames that changed go through the code cache and line table.  On 3.15
  * a walk also stops at the interpreter-kept anchor once it is proved
  * (framecache.h) and takes the frames below it from the proving walk.
- * A thread that has not run since its previous sample is not read at all
- * (sample_still).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -68,11 +66,6 @@ struct ts_cache {
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
     struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
-    /* frames[0..depth), all resolved, are the whole stack the thread had
-     * when cpu_ns was read (sample_still), truncated or not; top: the
-     * innermost frame as that walk read it. */
-    uint8_t still, truncated;
-    struct raw_frame top;
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -117,7 +110,6 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
         if (!c->tstate || tick_no - c->seen > 2) {
             c->tstate = tstate;
             c->depth = 0;
-            c->still = 0;
             c->seq = 0;
             c->cpu_tid = 0;
             memset(&c->anchor, 0, sizeof c->anchor);
@@ -1110,79 +1102,6 @@ static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
     return cpu;
 }
 
-/* Whether the thread's current frame is still top (same address, code,
- * caller and instruction).  The kernel's count of CPU time can miss a run
- * of a few microseconds; a thread that ran and moved on to wait somewhere
- * else has another frame or instruction on top. */
-static int same_top(uintptr_t tstate, const struct raw_frame *top)
-{
-    int ok = 1, owner;
-    struct raw_frame now;
-    uintptr_t prev;
-    return thread_top(tstate, &ok) == top->addr && ok &&
-           read_frame(top->addr, &now, &prev, &owner) > 0 &&
-           now.code == top->code && now.instr == top->instr &&
-           prev == top->prev;
-}
-
-/* Hands the stack in out[] (its last kept frames) on to fn. */
-static void pass_on(uintptr_t tstate, struct ts_cache *tc, uint32_t prev_seq,
-                    const struct cpu_marks *cpu, unsigned flags, int kept,
-                    unsigned same, pyvm_thread_fn fn, void *ctx)
-{
-    struct pyvm_thread th = {
-        .tstate = tstate,
-        .native_tid = cpu->tid,
-        .cpu_known = cpu->now_known,
-        .cpu_ns = cpu->now,
-        .flags = flags,
-        .depth = (unsigned)kept,
-        .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
-        .seq = tc ? tc->seq : 0,
-        .prev_seq = prev_seq,
-        .frames = out + PP_MAX_DEPTH - kept,
-    };
-    out_tstate = tstate;
-    out_seq = th.seq;
-    fn(ctx, &th);
-}
-
-/* A thread whose CPU time has not moved since its previous sample has not
- * run since, and only a thread changes its own frames: if that sample was
- * the stack the thread had when its CPU time was read after the walk
- * (tc->still: the time had not moved across the walk either), it is the
- * stack the thread has now.  It is passed on again without a read of the
- * thread's frames: a waiting thread costs one system call, which the
- * on-CPU flag needs anyway (pyprof(7), "Consistent stacks").  Returns 1
- * when it was; otherwise cpu holds what the kernel said, for the walk. */
-static int sample_still(uintptr_t tstate, const uint8_t *t, uintptr_t holder,
-                        struct cpu_marks *cpu, pyvm_thread_fn fn, void *ctx)
-{
-    struct ts_cache *tc = ts_cache_for(tstate);
-    if (!tc || !tc->still || !cpu->known ||
-        tc->evictions != codecache_evictions())
-        return 0;
-    cpu->now_known = pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
-    cpu->ran = cpu->now_known && cpu->now != cpu->prev;
-    if (!cpu->now_known || cpu->ran || !same_thread(tstate, t) ||
-        !same_top(tstate, &tc->top))
-        return 0;
-    uint32_t prev_seq = tc->seq;
-    /* out[] still holds that sample when no other thread's came since. */
-    if (out_tstate != tstate || out_seq != prev_seq)
-        for (unsigned i = 0; i < tc->depth; i++) {
-            out[PP_MAX_DEPTH - 1 - i].code = tc->frames[i].info;
-            out[PP_MAX_DEPTH - 1 - i].line = tc->frames[i].line;
-        }
-    tc->seen = tick_no;
-    tc->seq = ++sample_seq;
-    pass_on(tstate, tc, prev_seq, cpu,
-            (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-            (tc->truncated ? PP_SAMPLE_TRUNCATED : 0),
-            (int)tc->depth, tc->depth, fn, ctx);
-    return 1;
-}
-
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
  * A torn read costs only another walk (about a microsecond on a shallow
  * stack), and on fast recursion up to three walks in four are torn, nearly
@@ -1205,11 +1124,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
         cpu = cpu_marks_for(tstate, t, attempt ? &cpu : NULL);
-        if (!attempt && sample_still(tstate, t, holder, &cpu, fn, ctx))
-            return 1;
         struct ts_cache *was = ts_cache_for(tstate);
-        if (was)
-            was->still = 0;       /* its frames are about to be rewritten */
         int fc = was && framecache_usable(tstate);
         fc_begin(fc ? was : NULL, t);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
@@ -1226,10 +1141,6 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (fc_stop.hit &&
             !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx)))
             continue;
-        /* The thread's CPU time after the walk, if no proof read it: for
-         * the on-CPU flag, and for sample_still next time. */
-        if (!cpu.now_known && cpu.tid && cpu.tid != PYVM_TID_ENDED)
-            cpu.now_known = pp_thread_cpu_ns(cpu.tid, &cpu.now) == 0;
 
         struct ts_cache *tc = ts_cache_for(tstate);
         uint32_t prev_seq = tc ? tc->seq : 0;
@@ -1252,21 +1163,22 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         }
         if (fc && tc)
             fc_settle(tc, tstate, t, fc_now, truncated);
-        /* Unmoved CPU time from the previous sample's reading to this
-         * one, both after a walk: the thread did not run during this
-         * walk, so what it read is the stack at this reading.  A reading
-         * kept from an earlier attempt of this tick saw the time move. */
-        if (tc) {
-            tc->still = kept > 0 && kept == (int)tc->depth && cpu.known &&
-                        cpu.now_known && cpu.now == cpu.prev &&
-                        same_thread(tstate, t);
-            tc->truncated = (uint8_t)truncated;
-            tc->top = walk[0];
-        }
-        pass_on(tstate, tc, prev_seq, &cpu,
-                (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-                (truncated ? PP_SAMPLE_TRUNCATED : 0),
-                kept, same, fn, ctx);
+        struct pyvm_thread th = {
+            .tstate = tstate,
+            .native_tid = cpu.tid,
+            .cpu_known = cpu.now_known,
+            .cpu_ns = cpu.now,
+            .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
+                     (truncated ? PP_SAMPLE_TRUNCATED : 0),
+            .depth = (unsigned)kept,
+            .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
+            .seq = tc ? tc->seq : 0,
+            .prev_seq = prev_seq,
+            .frames = out + PP_MAX_DEPTH - kept,
+        };
+        out_tstate = tstate;
+        out_seq = th.seq;
+        fn(ctx, &th);
         return 1;
     }
     struct ts_cache *tc = ts_cache_for(tstate);
