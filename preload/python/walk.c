@@ -902,9 +902,11 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
     if (!f || f == gen)
         return -1;
     int n = walk_frames(tstate, f, truncated, &pair_ok);
+    /* The count can miss a run of a few microseconds (walk_checked): the
+     * thread must also still stand in the same generator. */
     if (n <= 0 || walk[0].addr != f || lasti_of(&walk[0]) < 0 ||
         pp_thread_cpu_ns(cpu->tid, &after) != 0 || after != before ||
-        !same_thread(tstate, t))
+        !same_thread(tstate, t) || thread_top(tstate, &ok) != gen || !ok)
         return -1;
     cpu->now_known = 1;
     cpu->now = after;
