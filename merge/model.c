@@ -461,7 +461,6 @@ static int uid_eq(const void *ctx, uint32_t i, const void *key)
  * id wins).  A parent chain that loops (only damaged or forged files can
  * do that) is cut where it comes back, so that every process is reached
  * from a root. */
-
 static void link_tree(struct model *m)
 {
     struct index by_uid = { 0 };
