@@ -41,7 +41,6 @@
 
 #define MAX_RETRIES 32        /* re-reads of one thread's stack: see sample_thread */
 #define TICK_RETRIES 96       /* re-reads of all threads in one tick */
-#define DEEP_CHAIN  64        /* frames: see walk_checked */
 #define TS_SLOTS    512u      /* per-tstate caches; power of two */
 #define MAX_THREADS 4096      /* walk bound for a thread list    */
 #define MAX_INTERPS 256
@@ -850,18 +849,6 @@ static int same_thread(uintptr_t tstate, const uint8_t *t)
     return rd_ptr(tstate + off, &ok) == then && ok;
 }
 
-/* Reads the thread's CPU time now (for the sampler too) and says whether
- * it is what it was after the previous sample's walk. */
-static int cpu_quiet(uintptr_t tstate, const uint8_t *t, struct cpu_marks *cpu)
-{
-    if (cpu->ran)
-        return 0;
-    cpu->now_known = cpu->tid && pp_thread_cpu_ns(cpu->tid, &cpu->now) == 0;
-    cpu->ran = cpu->known && cpu->now_known && cpu->now != cpu->prev;
-    return cpu->known && cpu->now_known && cpu->now == cpu->prev &&
-           same_thread(tstate, t);
-}
-
 /* Whether frame f is a generator's with no caller link: one that is not
  * running (being resumed, or having yielded, in the instructions between
  * the interpreter's stores of its caller link and of the thread's current
@@ -883,10 +870,14 @@ static int last_try;
 /* A thread whose current frame is a lone generator: a running one leaves
  * that state within a re-read or two, one stopped in it stays there and
  * no re-read sees its stack.  So when the kernel's count of the thread's
- * CPU time is the same before and after, every read in between saw one
- * memory state (the stopped thread holds the GIL: nothing else changes
- * its frames), and the frame resumer_frame finds in it is the thread's
- * innermost.  Returns the depth, -1 when that cannot be shown. */
+ * CPU time is the same before and after, and the thread still stands in
+ * that generator with no caller link, every read in between is taken as
+ * one memory state (the stopped thread holds the GIL: nothing else
+ * changes its frames), and the frame resumer_frame finds in it is taken
+ * as the thread's innermost.  This is the one proof that leans on the
+ * count, which can miss a short run: a run it missed would have had to
+ * leave the state and come back to it in the same generator.  Returns the
+ * depth, -1 when that cannot be shown. */
 static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
                                 struct cpu_marks *cpu, int *truncated)
 {
@@ -903,10 +894,11 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
         return -1;
     int n = walk_frames(tstate, f, truncated, &pair_ok);
     /* The count can miss a run of a few microseconds (walk_checked): the
-     * thread must also still stand in the same generator. */
+     * thread must also still stand in the same generator, still lone. */
     if (n <= 0 || walk[0].addr != f || lasti_of(&walk[0]) < 0 ||
         pp_thread_cpu_ns(cpu->tid, &after) != 0 || after != before ||
-        !same_thread(tstate, t) || thread_top(tstate, &ok) != gen || !ok)
+        !same_thread(tstate, t) || thread_top(tstate, &ok) != gen || !ok ||
+        !lone_generator(gen))
         return -1;
     cpu->now_known = 1;
     cpu->now = after;
@@ -929,12 +921,12 @@ static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
 
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not
- * run if its CPU time after the walk is what it was after its previous
- * sample's walk (a thread that waits or sleeps), or if it did not hold
- * the GIL at any time meanwhile (gil_quiet; gil is the address of the
- * interpreter's GIL state, 0 where switches are not known).  Returns the
- * depth, -1 for a torn or unreadable stack (try again), -2 when the thread
- * state itself is gone. */
+ * run if it did not hold the GIL at any time meanwhile (gil_quiet; gil is
+ * the address of the interpreter's GIL state, 0 where switches are not
+ * known).  The kernel's count of the thread's CPU time is no proof: it
+ * can miss a run of a few microseconds (pyprof(7), "Consistent stacks").
+ * Returns the depth, -1 for a torn or unreadable stack (try again), -2
+ * when the thread state itself is gone. */
 static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
                         struct cpu_marks *cpu, int *truncated)
 {
@@ -957,17 +949,6 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
-    /* A deep chain is cheaper to prove quiet (one system call) than to
-     * read again; a shallow one is read again first, so that the system
-     * call does not widen the window the second read checks. */
-    int deep = n > DEEP_CHAIN;
-    /* The kernel's count of a thread's CPU time can miss a run of a few
-     * microseconds (pyprof(7), "Consistent stacks"): its word is taken
-     * only for a thread whose current frame is still the one the walk
-     * started from. */
-    int quiet_ok = now_top == top;
-    if (n && deep && quiet_ok && cpu_quiet(tstate, t, cpu))
-        return n;
     if (marked && n && gil_mark(gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
@@ -975,8 +956,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static uintptr_t from_instr;    /* static: under sigsetjmp */
     if (n && !(same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
                           &from_instr) &&
-               now_ns() - started <= WALK_BUDGET_NS(n)) &&
-        (deep || !quiet_ok || !cpu_quiet(tstate, t, cpu)))
+               now_ns() - started <= WALK_BUDGET_NS(n)))
         return -1;
     if (from > 0) {
         int q = covered_from(from);

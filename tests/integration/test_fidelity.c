@@ -281,8 +281,9 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
 }
 
 /* A thread that waits is sampled where it waits, and where it waits next
- * once it has moved (pyprof(7), "Consistent stacks": the kernel's count
- * of its CPU time vouches for the walks of its 151-frame wait).
+ * once it has moved (pyprof(7), "Consistent stacks": a reader that took a
+ * waiting thread's stack as unchanged on the kernel's count of its CPU
+ * time alone would keep it after a run the count missed).
  * naps.py waits a few milliseconds at each of four places in turn (near
  * the top, 150 frames down, at one line and then the next of one frame)
  * and prints how long it spent at each; at 1 kHz most ticks find it
