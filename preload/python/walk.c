@@ -320,6 +320,10 @@ static void checkpoint(uintptr_t tstate, int m)
  * *pair_ok: the first frame read was still in the thread's chain after
  * its caller was read, so the caller was then suspended in that call
  * (same_chain may then accept a walk whose first frame has returned).
+ * Never for a generator's frame: one that yielded before its caller was
+ * read, its caller then on a line after the resume, and was resumed
+ * again before this check is in the chain as it was (its frame never
+ * moves, and it gets back the same caller link).
  * Where every C-level entry into the interpreter pushes a shim frame
  * (layouts that skip shims), a whole chain ends at one: a chain that ends
  * at a Python frame was cut (a generator that yielded, and cleared its
@@ -366,7 +370,8 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
             if (n == 2) {
                 int ok = 1;
                 uintptr_t now = thread_top(tstate, &ok);
-                *pair_ok = ok && reachable(now, &walk[0]);
+                *pair_ok = ok && walk[0].owner != 1 &&
+                           reachable(now, &walk[0]);
             }
             if (n - 1 == checks.next)
                 checkpoint(tstate, n - 1);
