@@ -1,6 +1,7 @@
 /*
- * callsite.c — the map of where a frame can stand with a callee pushed
- * inline (callsite.h), built once per code object from its bytecode.
+ * callsite.c — the maps of where a frame can stand with a callee pushed
+ * inline, or with a generator it resumed through C code (callsite.h),
+ * built once per code object from its bytecode.
  *
  * The bytecode read is the specialized one the interpreter runs; a
  * specialized instruction keeps its family's size, and only its own
@@ -23,12 +24,15 @@ void callsite_build_from(const struct py_layout *l, const uint16_t *code,
                          uint32_t units, struct callsite_map *m)
 {
     m->bits = NULL;
+    m->resumes = NULL;
     m->units = 0;
     if (!l->opcodes || !units || units > MAX_UNITS)
         return;
-    uint8_t *bits = calloc((units + 7) / 8, 1);
+    size_t half = (units + 7) / 8;
+    uint8_t *bits = calloc(2 * half, 1);
     if (!bits)
         return;
+    uint8_t *resumes = bits + half;
     for (uint32_t i = 0; i < units; ) {
         /* A code unit is (opcode, oparg), opcode in its low byte. */
         uint8_t op = l->opcodes[code[i] & 0xff];
@@ -41,9 +45,13 @@ void callsite_build_from(const struct py_layout *l, const uint16_t *code,
             ((op & OP_INLINE_SUBSCR) && code[i] >> 8 == l->nb_subscr))
             for (uint32_t k = i; k < i + size; k++)
                 bits[k >> 3] |= (uint8_t)(1u << (k & 7));
+        if (op & OP_RESUMES)
+            for (uint32_t k = i; k < i + size; k++)
+                resumes[k >> 3] |= (uint8_t)(1u << (k & 7));
         i += size;
     }
     m->bits = bits;
+    m->resumes = resumes;
     m->units = units;
 }
 
@@ -52,6 +60,7 @@ void callsite_build(const struct py_layout *l, uintptr_t addr,
 {
     int64_t units;
     m->bits = NULL;
+    m->resumes = NULL;
     m->units = 0;
     if (!l->opcodes)
         return;
@@ -69,5 +78,6 @@ void callsite_free(struct callsite_map *m)
 {
     free(m->bits);
     m->bits = NULL;
+    m->resumes = NULL;
     m->units = 0;
 }

@@ -18,9 +18,11 @@
 struct py_layout;
 
 /* One bit per code unit of a code object: set where a frame of it can
- * stand with a callee pushed inline. */
+ * stand with a callee pushed inline (bits), or with a generator it
+ * resumed through C code (resumes: OP_RESUMES in the layout's table). */
 struct callsite_map {
     uint8_t *bits;          /* NULL: not known, nothing is ruled out */
+    uint8_t *resumes;       /* allocated with bits, its second half  */
     uint32_t units;
 };
 
@@ -44,6 +46,19 @@ static inline int callsite_can_call(const struct callsite_map *m, int32_t lasti)
     if (lasti < 0 || (uint32_t)lasti >= m->units)
         return 0;
     return m->bits[lasti >> 3] >> (lasti & 7) & 1;
+}
+
+/* Whether a frame standing at code unit lasti can have a generator it
+ * resumed through C code running above it: 1 also when the map is not
+ * known. */
+static inline int callsite_can_resume(const struct callsite_map *m,
+                                      int32_t lasti)
+{
+    if (!m->resumes)
+        return 1;
+    if (lasti < 0 || (uint32_t)lasti >= m->units)
+        return 0;
+    return m->resumes[lasti >> 3] >> (lasti & 7) & 1;
 }
 
 void callsite_free(struct callsite_map *m);

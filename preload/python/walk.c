@@ -501,20 +501,28 @@ static int resolve_frame(struct raw_frame *a)
 }
 
 /* Whether every caller in walk[0..n) whose callee it pushed inline (no
- * shim or C entry between them) stands where it can have one (callsite.h).
- * Two reads of the chain can agree and still join two moments: a caller
- * in a tight loop read between two calls, on its loop test, while the
- * callee read before and after is each time a new call at the same
- * address.  The caller's instruction tells.  The outermost `same` frames
- * are as the thread's previous sample had them, callers and callees
- * checked then. */
+ * shim or C entry between them) stands where it can have one, and every
+ * caller of a generator entered from C where it can resume one
+ * (callsite.h).  Two reads of the chain can agree and still join two
+ * moments: a caller in a tight loop read between two calls, on its loop
+ * test, while the callee read before and after is each time a new call
+ * at the same address; or a generator that yields to a short loop and is
+ * resumed again between the reads of its caller and of its caller link
+ * (pyprof(7), "Consistent stacks").  The caller's instruction tells.
+ * The outermost `same` frames are as the thread's previous sample had
+ * them, callers and callees checked then. */
 static int callers_can_call(int n, unsigned same)
 {
     int last = n - (int)same;         /* the outermost caller to check */
-    for (int i = 1; i < n && i <= last; i++)
-        if (walk[i].info && !walk[i - 1].shims_below &&
-            !callsite_can_call(&walk[i].info->calls, lasti_of(&walk[i])))
+    for (int i = 1; i < n && i <= last; i++) {
+        if (!walk[i].info)
+            continue;
+        const struct callsite_map *m = &walk[i].info->calls;
+        int32_t at = lasti_of(&walk[i]);
+        if (!walk[i - 1].shims_below ? !callsite_can_call(m, at)
+            : walk[i - 1].owner == 1 && !callsite_can_resume(m, at))
             return 0;
+    }
     return 1;
 }
 

@@ -1,6 +1,7 @@
 /*
  * test_callsite.c — the map of where a frame can stand with a callee
- * pushed inline, built from bytecode as 3.11 and 3.12 compile it.
+ * pushed inline, or with a generator it resumed through C code, built
+ * from bytecode as 3.11 and 3.12 compile it.
  *
  * The bytecode (but for the last test's) is that of
  *
@@ -77,6 +78,51 @@ Test(callsite, calls_and_subscripts_with_their_caches_on_311)
     callsite_free(&m);
 }
 
+/* Every unit in [start, start + size) of each span can resume a
+ * generator through C code, no other. */
+static void expect_resumes(const struct callsite_map *m, uint32_t units,
+                           const uint32_t (*spans)[2], int nspans)
+{
+    cr_assert_not_null(m->resumes);
+    for (uint32_t u = 0; u < units; u++) {
+        int want = 0;
+        for (int s = 0; s < nspans; s++)
+            want |= u >= spans[s][0] && u < spans[s][0] + spans[s][1];
+        cr_expect_eq(callsite_can_resume(m, (int32_t)u), want,
+                     "unit %u: %d, expected %d", u,
+                     callsite_can_resume(m, (int32_t)u), want);
+    }
+    cr_expect_not(callsite_can_resume(m, -1), "not started");
+    cr_expect_not(callsite_can_resume(m, (int32_t)units), "past the end");
+}
+
+/* A generator entered from C (every generator on 3.11) runs above a
+ * caller standing on a call (3.11: PRECALL too, where a builtin such as
+ * sum runs) or a for loop; the loop test, a subscript and an augmented
+ * assignment are where a caller read between a yield and the next
+ * resumption stands.  Spans as dis says: PRECALL at 18 and 49 (2 units),
+ * CALL at 20 and 51 (5). */
+Test(callsite, generators_are_resumed_from_calls_and_loops_only_on_311)
+{
+    static const uint32_t spans[][2] = { { 18, 2 }, { 20, 5 }, { 49, 2 },
+                                         { 51, 5 } };
+    struct callsite_map m;
+    callsite_build_from(&py311_layout, plain311, N(plain311), &m);
+    expect_resumes(&m, N(plain311), spans, 4);
+    callsite_free(&m);
+    cr_expect_null(m.resumes);
+}
+
+/* 3.12: CALL at 14 (4 units), the comprehension's FOR_ITER at 39 (2). */
+Test(callsite, generators_are_resumed_from_calls_and_loops_only_on_312)
+{
+    static const uint32_t spans[][2] = { { 14, 4 }, { 39, 2 } };
+    struct callsite_map m;
+    callsite_build_from(&py312_layout, plain312, N(plain312), &m);
+    expect_resumes(&m, N(plain312), spans, 2);
+    callsite_free(&m);
+}
+
 Test(callsite, calls_subscripts_and_generator_loops_on_312)
 {
     /* BINARY_SUBSCR (1 cache) at 5, 22, 29; CALL (3) at 14; the inlined
@@ -120,8 +166,10 @@ Test(callsite, an_unknown_opcode_or_a_cut_instruction_rules_nothing_out)
     code[26] = 0x00fe;             /* an opcode 3.12 does not have */
     callsite_build_from(&py312_layout, code, N(code), &m);
     cr_expect_null(m.bits);
+    cr_expect_null(m.resumes);
     cr_expect(callsite_can_call(&m, 26));
     cr_expect(callsite_can_call(&m, 1000));
+    cr_expect(callsite_can_resume(&m, 26));
     /* The last instruction cut off inside its caches. */
     callsite_build_from(&py312_layout, plain312, 16, &m);
     cr_expect_null(m.bits);

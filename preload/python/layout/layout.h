@@ -125,7 +125,9 @@ struct py_layout {
     /* Per opcode (opcodes.c): the instruction's size in code units (1 +
      * its inline cache entries) | OP_INLINE when its family can push a
      * Python callee inline (| OP_INLINE_SUBSCR: when its oparg is
-     * nb_subscr); 0 for an opcode the table does not know.  NULL where
+     * nb_subscr) | OP_RESUMES when its family can resume a generator
+     * through C code (a call, for, yield from or await, unpacking, in);
+     * 0 for an opcode the table does not know.  NULL where
      * not known (3.10, free-threaded builds): python/callsite.c. */
     const uint8_t *opcodes;
     uint8_t nb_subscr;
@@ -142,7 +144,8 @@ struct py_layout {
     struct pystr_layout str;
 };
 
-#define OP_SIZE          0x3f
+#define OP_SIZE          0x1f
+#define OP_RESUMES       0x20
 #define OP_INLINE_SUBSCR 0x40
 #define OP_INLINE        0x80
 
