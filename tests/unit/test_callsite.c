@@ -45,22 +45,38 @@ static const uint16_t plain312[] = {
 
 #define N(a) ((uint32_t)(sizeof a / sizeof a[0]))
 
-/* Every unit in [start, start + size) of each span is marked, no other. */
-static void expect_marked(const struct callsite_map *m, uint32_t units,
-                          const uint32_t (*spans)[2], int nspans)
+/* Every unit in [start, start + size) of each span is marked in the map
+ * that ask reads (callsite_can_call or callsite_can_resume), no other. */
+typedef int ask_fn(const struct callsite_map *, int32_t);
+
+static void expect_spans(const struct callsite_map *m, ask_fn *ask,
+                         uint32_t units, const uint32_t (*spans)[2],
+                         int nspans)
 {
     cr_assert_not_null(m->bits);
+    cr_assert_not_null(m->resumes);
     cr_assert_eq(m->units, units);
     for (uint32_t u = 0; u < units; u++) {
         int want = 0;
         for (int s = 0; s < nspans; s++)
             want |= u >= spans[s][0] && u < spans[s][0] + spans[s][1];
-        cr_expect_eq(callsite_can_call(m, (int32_t)u), want,
-                     "unit %u: %d, expected %d", u,
-                     callsite_can_call(m, (int32_t)u), want);
+        cr_expect_eq(ask(m, (int32_t)u), want, "unit %u: %d, expected %d",
+                     u, ask(m, (int32_t)u), want);
     }
-    cr_expect_not(callsite_can_call(m, -1), "not started: no callee");
-    cr_expect_not(callsite_can_call(m, (int32_t)units), "past the end");
+    cr_expect_not(ask(m, -1), "not started: no callee");
+    cr_expect_not(ask(m, (int32_t)units), "past the end");
+}
+
+static void expect_marked(const struct callsite_map *m, uint32_t units,
+                          const uint32_t (*spans)[2], int nspans)
+{
+    expect_spans(m, callsite_can_call, units, spans, nspans);
+}
+
+static void expect_resumes(const struct callsite_map *m, uint32_t units,
+                           const uint32_t (*spans)[2], int nspans)
+{
+    expect_spans(m, callsite_can_resume, units, spans, nspans);
 }
 
 Test(callsite, calls_and_subscripts_with_their_caches_on_311)
@@ -76,24 +92,6 @@ Test(callsite, calls_and_subscripts_with_their_caches_on_311)
     cr_expect_not(callsite_can_call(&m, 10));      /* POP_JUMP_..._IF_TRUE */
     cr_expect_not(callsite_can_call(&m, 34));      /* BINARY_OP += */
     callsite_free(&m);
-}
-
-/* Every unit in [start, start + size) of each span can resume a
- * generator through C code, no other. */
-static void expect_resumes(const struct callsite_map *m, uint32_t units,
-                           const uint32_t (*spans)[2], int nspans)
-{
-    cr_assert_not_null(m->resumes);
-    for (uint32_t u = 0; u < units; u++) {
-        int want = 0;
-        for (int s = 0; s < nspans; s++)
-            want |= u >= spans[s][0] && u < spans[s][0] + spans[s][1];
-        cr_expect_eq(callsite_can_resume(m, (int32_t)u), want,
-                     "unit %u: %d, expected %d", u,
-                     callsite_can_resume(m, (int32_t)u), want);
-    }
-    cr_expect_not(callsite_can_resume(m, -1), "not started");
-    cr_expect_not(callsite_can_resume(m, (int32_t)units), "past the end");
 }
 
 /* A generator entered from C (every generator on 3.11) runs above a
