@@ -59,9 +59,6 @@ struct ts_cache {
     uint32_t seen;                 /* tick when last used              */
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */
-    uint32_t cpu_tid;              /* thread whose CPU time cpu_ns is   */
-    uint64_t cpu_ns;               /* read after the last sample's walk
-                                    * (or an earlier attempt's)         */
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
     struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
@@ -110,7 +107,6 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->tstate = tstate;
             c->depth = 0;
             c->seq = 0;
-            c->cpu_tid = 0;
             memset(&c->anchor, 0, sizeof c->anchor);
             return c;
         }
@@ -840,14 +836,13 @@ static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
            b->switches == a->switches;
 }
 
-/* What the kernel says of the walked thread's CPU time: the value read
- * after the previous sample's walk (known: its thread is this one), and
- * the value read after this walk. */
+/* The walked thread and, when a proof read it (now_known), its CPU time
+ * after the walk, which the on-CPU flag then takes instead of reading it
+ * again. */
 struct cpu_marks {
     uint32_t tid;
-    int known, now_known;
-    int ran;                       /* seen running in this tick already */
-    uint64_t prev, now;
+    int now_known;
+    uint64_t now;
 };
 
 /* Whether the thread state still belongs to the thread it named when t
@@ -915,7 +910,6 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
         return -1;
     cpu->now_known = 1;
     cpu->now = after;
-    cpu->ran = cpu->known && after != cpu->prev;
     return n;
 }
 
@@ -1077,26 +1071,6 @@ static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
 
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
-/* The CPU-time marks for one attempt.  Once an attempt has seen the
- * thread's CPU time move, the later ones of this tick do not ask the
- * kernel again (a running thread stays running; the system call only
- * lengthened the retry): they keep that earlier reading, which is older
- * than their walk and so can only make the next sample's proof fail. */
-static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
-                                      const struct cpu_marks *before)
-{
-    struct ts_cache *was = ts_cache_for(tstate);
-    struct cpu_marks cpu = { .tid = native_tid(t) };
-    cpu.known = was && cpu.tid && was->cpu_tid == cpu.tid;
-    cpu.prev = cpu.known ? was->cpu_ns : 0;
-    if (before && before->ran && before->tid == cpu.tid) {
-        cpu.ran = 1;
-        cpu.now_known = before->now_known;
-        cpu.now = before->now;
-    }
-    return cpu;
-}
-
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
  * A torn read costs only another walk (about a microsecond on a shallow
  * stack), and on fast recursion up to three walks in four are torn, nearly
@@ -1106,7 +1080,6 @@ static struct cpu_marks cpu_marks_for(uintptr_t tstate, const uint8_t *t,
 static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
                          uintptr_t gil, pyvm_thread_fn fn, void *ctx)
 {
-    struct cpu_marks cpu = { 0 };
     for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
         uint8_t cur[4096];
         if (attempt && !tick_retries)
@@ -1118,7 +1091,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             return 0;
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
-        cpu = cpu_marks_for(tstate, t, attempt ? &cpu : NULL);
+        struct cpu_marks cpu = { .tid = native_tid(t) };
         struct ts_cache *was = ts_cache_for(tstate);
         int fc = was && framecache_usable(tstate);
         fc_begin(fc ? was : NULL, t);
@@ -1142,8 +1115,6 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (tc) {
             tc->seen = tick_no;
             tc->seq = ++sample_seq;
-            tc->cpu_tid = cpu.now_known ? cpu.tid : 0;
-            tc->cpu_ns = cpu.now;
         }
         unsigned same = 0, base = fc_stop.hit ? fc_stop.idx : 0;
         int kept = base ? resolve_hit(tc, n, base, prev_seq, &same) : -2;
