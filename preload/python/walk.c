@@ -1015,8 +1015,11 @@ static uint32_t native_tid(const uint8_t *ts)
 static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
 {
     *gil = 0;
-    if (L->gil == GIL_RUNTIME_TSTATE)
+    if (L->gil == GIL_RUNTIME_TSTATE) {
+        if (L->rt_gil && L->gil_switches)
+            *gil = runtime + L->rt_gil;
         return rd_ptr(runtime + L->rt_gil_tstate, ok);
+    }
     if (L->gil == GIL_NONE)
         return 0;
     uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);

@@ -72,6 +72,8 @@ struct py_layout {
     uint32_t rt_finalizing;      /* PyThreadState* (nonzero while finalizing) */
     uint32_t rt_interp_head;
     uint32_t rt_gil_tstate;      /* GIL_RUNTIME_TSTATE only                  */
+    uint32_t rt_gil;             /* GIL_RUNTIME_TSTATE: the _gil_runtime_state
+                                  * (ceval.gil), for its switch count        */
 
     /* PyInterpreterState */
     uint32_t is_next;
@@ -79,7 +81,7 @@ struct py_layout {
     uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
     uint32_t gil_holder;         /* inside _gil_runtime_state                */
     uint32_t gil_locked;
-    uint32_t gil_switches;       /* switch_number: 0 = not known (3.10/3.11) */
+    uint32_t gil_switches;       /* switch_number: 0 = not known             */
 
     /* PyThreadState */
     uint32_t ts_read;            /* bytes to read from a tstate              */

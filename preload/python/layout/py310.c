@@ -10,6 +10,7 @@ const struct py_layout py310_layout = {
     .lines = LINES_310,
 
     .rt_finalizing = 16, .rt_interp_head = 32, .rt_gil_tstate = 568,
+    .rt_gil = 352, .gil_holder = 8, .gil_locked = 16, .gil_switches = 24,
     .is_next = 0, .is_threads_head = 8,
 
     .ts_read = 184, .ts_next = 8, .ts_interp = 16, .ts_frame = 24,

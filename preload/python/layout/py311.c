@@ -10,6 +10,7 @@ const struct py_layout py311_layout = {
     .lines = LINES_311,
 
     .rt_finalizing = 24, .rt_interp_head = 40, .rt_gil_tstate = 576,
+    .rt_gil = 360, .gil_holder = 8, .gil_locked = 16, .gil_switches = 24,
     .is_next = 0, .is_threads_head = 16,
 
     .ts_read = 168, .ts_next = 8, .ts_interp = 16, .ts_frame = 56,
