@@ -15,10 +15,13 @@ def run(b):
     hz = 1000
     reps = max(3, b.reps - 2) if not b.a.reps else b.reps
     # "threads" is the seed's: 5 threads at first, then 5..100 at random;
-    # "threads xN" keeps N threads for the whole run.
+    # "threads xN" keeps N threads for the whole run.  deep_wait: idle
+    # threads under deep stacks beside a running one, read once while
+    # they do not take the GIL.
     wls = (b.a.workloads.split(",") if b.a.workloads else
            ["basic", "deep_static", "shallow_static", "deep_busy",
-            "deep_busy x1", "threads", "threads x5", "threads x100"])
+            "deep_busy x1", "deep_wait", "threads", "threads x5",
+            "threads x100"])
     # --compare PY: the same workloads on a second interpreter, in the
     # same rotation, so that a shared machine's drift hits both alike.
     pys = [("", b.py)] + ([(" [%s]" % version_of(b.a.compare),
@@ -65,7 +68,7 @@ def minus(b, label, deep, base):
 
 def rows(b, tag, wl, runs, hz, intick_out):
     targets = {"deep_static": 2000, "shallow_static": 2000, "deep_busy": 2000,
-               "deep_busy x1": 2000}
+               "deep_busy x1": 2000, "deep_wait": 2000}
     targets.setdefault(wl, 1000)
     runs = [t for t in runs if t.get("samples")]
     if b.sampler_ok or not runs:

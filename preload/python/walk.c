@@ -18,6 +18,8 @@
  * frames that changed go through the code cache and line table.  On 3.15
  * a walk also stops at the interpreter-kept anchor once it is proved
  * (framecache.h) and takes the frames below it from the proving walk.
+ * A thread that has not taken the GIL since its previous sample's walk is
+ * not read at all (sample_unrun).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -54,6 +56,13 @@ static uintptr_t runtime;
 static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
 
+/* Where the GIL says who ran: its last holder and its number of switches
+ * (incremented whenever a thread other than the last holder takes it). */
+struct gil_mark {
+    uintptr_t holder;
+    unsigned long switches;
+};
+
 struct ts_cache {
     uintptr_t tstate;
     uint32_t seen;                 /* tick when last used              */
@@ -62,6 +71,13 @@ struct ts_cache {
     unsigned depth, cap;
     struct raw_frame *frames;      /* outermost first */
     struct fc_anchor anchor;       /* 3.15: the frame cache's anchor   */
+    /* sample_unrun: frames[0..depth), all resolved, are the whole stack
+     * the thread has had since GIL mark parked_mark, while its thread id
+     * was parked_tid and its frame word parked_top. */
+    uint8_t parked, truncated;
+    uint32_t parked_tid;
+    uintptr_t parked_top;
+    struct gil_mark parked_mark;
 };
 
 static struct ts_cache ts_caches[TS_SLOTS];
@@ -106,6 +122,7 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
         if (!c->tstate || tick_no - c->seen > 2) {
             c->tstate = tstate;
             c->depth = 0;
+            c->parked = 0;
             c->seq = 0;
             memset(&c->anchor, 0, sizeof c->anchor);
             return c;
@@ -809,13 +826,6 @@ static int keep_from(int n, int k, uintptr_t instr)
     return n - k;
 }
 
-/* Where the GIL says who ran: its last holder and its number of switches
- * (incremented whenever a thread other than the last holder takes it). */
-struct gil_mark {
-    uintptr_t holder;
-    unsigned long switches;
-};
-
 static int gil_mark(uintptr_t gil, struct gil_mark *m)
 {
     int ok = 1;
@@ -926,6 +936,13 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
 
 static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
 
+/* The GIL's mark taken before the last walk_checked read the thread's
+ * current frame, when another thread was its last holder (ok). */
+static struct {
+    struct gil_mark m;
+    int ok;
+} walk_mark;
+
 /* The walk is consistent if the thread did not run while it was read, or
  * else if reading it again finds the same chain (same_chain).  It did not
  * run if it did not hold the GIL at any time meanwhile (gil_quiet; gil is
@@ -943,14 +960,18 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     started = now_ns();
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
+    walk_mark.ok = marked;
+    walk_mark.m = before;
     uintptr_t top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
     if (n < 0 && last_try && L->resumer.ts_exc_info && top &&
-        lone_generator(top))
+        lone_generator(top)) {
+        walk_mark.ok = 0;
         return walk_stopped_resumer(tstate, t, cpu, truncated);
+    }
     if (n < 0)
         return -1;
     uintptr_t now_top = thread_top(tstate, &ok);
@@ -1074,6 +1095,65 @@ static void fc_settle(struct ts_cache *tc, uintptr_t tstate, const uint8_t *t,
 
 void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 
+/* Hands the stack in out[] (its last kept frames) on to fn. */
+static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
+                    uint32_t prev_seq, const struct cpu_marks *cpu,
+                    unsigned flags, int kept, unsigned same,
+                    pyvm_thread_fn fn, void *ctx)
+{
+    struct pyvm_thread th = {
+        .tstate = tstate,
+        .native_tid = cpu->tid,
+        .cpu_known = cpu->now_known,
+        .cpu_ns = cpu->now,
+        .flags = flags,
+        .depth = (unsigned)kept,
+        .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
+        .seq = tc ? tc->seq : 0,
+        .prev_seq = prev_seq,
+        .frames = out + PP_MAX_DEPTH - kept,
+    };
+    out_tstate = tstate;
+    out_seq = th.seq;
+    fn(ctx, &th);
+}
+
+/* A thread that has not taken the GIL since a mark taken before its
+ * previous sample's walk, another thread being the last holder then and
+ * now with no switch between (gil_quiet), has run no Python code since;
+ * and only a thread changes its own frames.  Its previous sample is then
+ * its stack now and is passed on again unread (pyprof(7), "Consistent
+ * stacks").  The thread id and frame word of the thread state, as copied
+ * this tick, must be what they were: a thread state freed and made again
+ * at the same address is not the same thread.  Returns 1 when it was. */
+static int sample_unrun(uintptr_t tstate, const uint8_t *t, uintptr_t holder,
+                        uintptr_t gil, const struct cpu_marks *cpu,
+                        pyvm_thread_fn fn, void *ctx)
+{
+    struct ts_cache *tc = ts_cache_for(tstate);
+    struct gil_mark now;
+    uintptr_t top;
+    memcpy(&top, t + L->ts_frame, sizeof top);
+    if (!gil || !tc || !tc->parked || tc->parked_tid != cpu->tid ||
+        tc->parked_top != top || tc->evictions != codecache_evictions() ||
+        !gil_mark(gil, &now) || !gil_quiet(tstate, &tc->parked_mark, &now))
+        return 0;
+    uint32_t prev_seq = tc->seq;
+    /* out[] still holds that sample when no other thread's came since. */
+    if (out_tstate != tstate || out_seq != prev_seq)
+        for (unsigned i = 0; i < tc->depth; i++) {
+            out[PP_MAX_DEPTH - 1 - i].code = tc->frames[i].info;
+            out[PP_MAX_DEPTH - 1 - i].line = tc->frames[i].line;
+        }
+    tc->seen = tick_no;
+    tc->seq = ++sample_seq;
+    pass_on(tstate, tc, prev_seq, cpu,
+            (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
+            (tc->truncated ? PP_SAMPLE_TRUNCATED : 0),
+            (int)tc->depth, tc->depth, fn, ctx);
+    return 1;
+}
+
 /* Samples one thread state; returns 1 if passed to fn, 0 if rejected.
  * A torn read costs only another walk (about a microsecond on a shallow
  * stack), and on fast recursion up to three walks in four are torn, nearly
@@ -1095,7 +1175,11 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
         struct cpu_marks cpu = { .tid = native_tid(t) };
+        if (!attempt && sample_unrun(tstate, t, holder, gil, &cpu, fn, ctx))
+            return 1;
         struct ts_cache *was = ts_cache_for(tstate);
+        if (was)
+            was->parked = 0;      /* its frames are about to be rewritten */
         int fc = was && framecache_usable(tstate);
         fc_begin(fc ? was : NULL, t);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
@@ -1132,22 +1216,21 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         }
         if (fc && tc)
             fc_settle(tc, tstate, t, fc_now, truncated);
-        struct pyvm_thread th = {
-            .tstate = tstate,
-            .native_tid = cpu.tid,
-            .cpu_known = cpu.now_known,
-            .cpu_ns = cpu.now,
-            .flags = (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-                     (truncated ? PP_SAMPLE_TRUNCATED : 0),
-            .depth = (unsigned)kept,
-            .same_outer = same <= (unsigned)kept && prev_seq ? same : 0,
-            .seq = tc ? tc->seq : 0,
-            .prev_seq = prev_seq,
-            .frames = out + PP_MAX_DEPTH - kept,
-        };
-        out_tstate = tstate;
-        out_seq = th.seq;
-        fn(ctx, &th);
+        /* The GIL quiet from its mark to now would show the walk read one
+         * unmoving stack, and that stack the thread's until the GIL moves
+         * (sample_unrun). */
+        if (tc && walk_mark.ok && kept > 0 && kept == (int)tc->depth &&
+            cpu.tid && cpu.tid != PYVM_TID_ENDED) {
+            tc->parked = 1;
+            tc->parked_mark = walk_mark.m;
+            tc->parked_tid = cpu.tid;
+            memcpy(&tc->parked_top, t + L->ts_frame, sizeof tc->parked_top);
+            tc->truncated = (uint8_t)truncated;
+        }
+        pass_on(tstate, tc, prev_seq, &cpu,
+                (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
+                (truncated ? PP_SAMPLE_TRUNCATED : 0),
+                kept, same, fn, ctx);
         return 1;
     }
     struct ts_cache *tc = ts_cache_for(tstate);
