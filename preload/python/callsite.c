@@ -9,6 +9,8 @@
  * the code object's life.  The whole instruction, its inline cache
  * entries included, is marked: the interpreter leaves the instruction
  * pointer on the instruction's last cache entry when it pushes the callee.
+ * 3.10 runs its bytecode (co_code) as compiled, and leaves f_lasti on an
+ * instruction's first EXTENDED_ARG: the prefixes are marked with it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@ void callsite_build_from(const struct py_layout *l, const uint16_t *code,
     if (!bits)
         return;
     uint8_t *resumes = bits + half;
+    uint32_t from = 0;        /* where the instruction's prefixes start */
     for (uint32_t i = 0; i < units; ) {
         /* A code unit is (opcode, oparg), opcode in its low byte. */
         uint8_t op = l->opcodes[code[i] & 0xff];
@@ -41,12 +44,14 @@ void callsite_build_from(const struct py_layout *l, const uint16_t *code,
             free(bits);            /* unknown opcode or misaligned: */
             return;                /* rule nothing out              */
         }
+        if (!l->op_prefix || i == 0 || (code[i - 1] & 0xff) != l->op_prefix)
+            from = i;
         if ((op & OP_INLINE) ||
             ((op & OP_INLINE_SUBSCR) && code[i] >> 8 == l->nb_subscr))
-            for (uint32_t k = i; k < i + size; k++)
+            for (uint32_t k = from; k < i + size; k++)
                 bits[k >> 3] |= (uint8_t)(1u << (k & 7));
         if (op & OP_RESUMES)
-            for (uint32_t k = i; k < i + size; k++)
+            for (uint32_t k = from; k < i + size; k++)
                 resumes[k >> 3] |= (uint8_t)(1u << (k & 7));
         i += size;
     }
@@ -64,12 +69,22 @@ void callsite_build(const struct py_layout *l, uintptr_t addr,
     m->units = 0;
     if (!l->opcodes)
         return;
-    memcpy(&units, raw + l->co_units, sizeof units);
+    uintptr_t at = addr + l->co_code_adaptive;
+    if (l->co_code) {
+        /* 3.10: a bytes object, its size in bytes. */
+        memcpy(&at, raw + l->co_code, sizeof at);
+        if (!at || safe_read(&units, at + l->bytes_size, sizeof units) != 0 ||
+            units % 2)
+            return;
+        units /= 2;
+        at += l->bytes_data;
+    } else {
+        memcpy(&units, raw + l->co_units, sizeof units);
+    }
     if (units <= 0 || units > MAX_UNITS)
         return;
     uint16_t *code = malloc((size_t)units * sizeof *code);
-    if (code && safe_read(code, addr + l->co_code_adaptive,
-                          (size_t)units * sizeof *code) == 0)
+    if (code && safe_read(code, at, (size_t)units * sizeof *code) == 0)
         callsite_build_from(l, code, (uint32_t)units, m);
     free(code);
 }

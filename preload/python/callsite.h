@@ -2,11 +2,11 @@
  * callsite.h — where in its code a frame can stand while the interpreter
  * runs a Python callee it pushed inline.
  *
- * From 3.11 every instruction writes the frame's instruction pointer, and
- * a caller whose callee was pushed by the caller's own instruction (a
- * call, a subscript or attribute that runs Python code, a generator
- * resumed by for, yield from or await) stands on that instruction for as
- * long as the callee lives.  A stack whose caller stands anywhere else
+ * Every instruction writes the frame's instruction pointer (3.10: its
+ * f_lasti), and a caller whose callee was pushed by the caller's own
+ * instruction (a call, a subscript or attribute that runs Python code, a
+ * generator resumed by for, yield from or await) stands on that
+ * instruction for as long as the callee lives.  A stack whose caller stands anywhere else
  * joins two moments: the callee read before it returned, the caller read
  * after it had moved on (pyprof(7), "Consistent stacks").
  */
@@ -27,7 +27,8 @@ struct callsite_map {
 };
 
 /* Builds the map of the code object whose header (l->co_read bytes) is
- * raw, from its bytecode read at addr + l->co_code_adaptive.  Leaves
+ * raw, from its bytecode read at addr + l->co_code_adaptive (3.10: the
+ * bytes object at l->co_code).  Leaves
  * m->bits NULL where the layout has no opcode table, or the bytecode is
  * unreadable, too large, or holds an opcode the table does not know. */
 void callsite_build(const struct py_layout *l, uintptr_t addr,

@@ -207,6 +207,9 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
         uintptr_t gen;
         memcpy(&gen, base + L->fr_gen, sizeof gen);
         *owner = gen ? 1 : 0;      /* as 3.11+'s owner: 1 = a generator */
+        /* Every 3.10 frame runs in a C call of its own: one entry from C
+         * between it and its caller (callers_can_call). */
+        rf->shims_below = 1;
         return rf->code ? 1 : 0;
     }
     memcpy(&rf->instr, base + L->fr_instr, sizeof rf->instr);

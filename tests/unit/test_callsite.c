@@ -1,7 +1,7 @@
 /*
  * test_callsite.c — the map of where a frame can stand with a callee
  * pushed inline, or with a generator it resumed through C code, built
- * from bytecode as 3.11 and 3.12 compile it.
+ * from bytecode as 3.10, 3.11 and 3.12 compile it.
  *
  * The bytecode (but for the last test's) is that of
  *
@@ -121,6 +121,61 @@ Test(callsite, generators_are_resumed_from_calls_and_loops_only_on_312)
     callsite_free(&m);
 }
 
+/* 3.10.13's
+ *
+ *     def plain310(g, xs):
+ *         for v in g:
+ *             xs.append(v)
+ *         a, b = g
+ *         return a in xs
+ *
+ * (co_code): FOR_ITER at 2, CALL_METHOD at 7, UNPACK_SEQUENCE at 11,
+ * CONTAINS_OP at 16, one unit each. */
+static const uint16_t plain310[] = {
+    0x007c, 0x0044, 0x075d, 0x027d, 0x017c, 0x00a0, 0x027c, 0x01a1, 0x0001,
+    0x0271, 0x007c, 0x025c, 0x037d, 0x047d, 0x037c, 0x017c, 0x0076, 0x0053,
+};
+
+Test(callsite, generators_are_resumed_from_calls_loops_unpacking_and_in_on_310)
+{
+    static const uint32_t spans[][2] = { { 2, 1 }, { 7, 1 }, { 11, 1 },
+                                         { 16, 1 } };
+    struct callsite_map m;
+    callsite_build_from(&py310_layout, plain310, N(plain310), &m);
+    expect_resumes(&m, N(plain310), spans, 4);
+    callsite_free(&m);
+}
+
+/* 3.10 leaves f_lasti on an instruction's first EXTENDED_ARG.  As 3.10.13
+ * compiles a loop whose body is 130 lines of "v = v":
+ *
+ *     LOAD_FAST 0; GET_ITER; EXTENDED_ARG 1; FOR_ITER 6; STORE_FAST 1;
+ *     130 x (LOAD_FAST 1; STORE_FAST 1); JUMP_ABSOLUTE 2; LOAD_CONST 0;
+ *     RETURN_VALUE */
+Test(callsite, a_310_loop_stands_on_its_extended_arg)
+{
+    uint16_t code[268];
+    uint32_t n = 0;
+    code[n++] = 0x007c;
+    code[n++] = 0x0044;
+    code[n++] = 0x0190;
+    code[n++] = 0x065d;
+    code[n++] = 0x017d;
+    for (int i = 0; i < 130; i++) {
+        code[n++] = 0x017c;
+        code[n++] = 0x017d;
+    }
+    code[n++] = 0x0271;
+    code[n++] = 0x0064;
+    code[n++] = 0x0053;
+    cr_assert_eq(n, N(code));
+    static const uint32_t spans[][2] = { { 2, 2 } };
+    struct callsite_map m;
+    callsite_build_from(&py310_layout, code, n, &m);
+    expect_resumes(&m, n, spans, 1);
+    callsite_free(&m);
+}
+
 Test(callsite, calls_subscripts_and_generator_loops_on_312)
 {
     /* BINARY_SUBSCR (1 cache) at 5, 22, 29; CALL (3) at 14; the inlined
@@ -171,8 +226,9 @@ Test(callsite, an_unknown_opcode_or_a_cut_instruction_rules_nothing_out)
     /* The last instruction cut off inside its caches. */
     callsite_build_from(&py312_layout, plain312, 16, &m);
     cr_expect_null(m.bits);
-    /* Layouts without a table (3.10, 3.13 on) build no map. */
-    callsite_build_from(&py310_layout, plain312, N(plain312), &m);
+    /* Layouts without a table (free-threaded builds) build no map. */
+    struct py_layout none = { .opcodes = NULL };
+    callsite_build_from(&none, plain312, N(plain312), &m);
     cr_expect_null(m.bits);
 }
 

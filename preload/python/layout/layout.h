@@ -9,7 +9,7 @@
  *   py312.c          3.12   static table (3.12.1 headers)
  *   debug_offsets.c  3.13-3.15  built from the runtime's own _Py_DebugOffsets,
  *                           with one mirror of that struct per minor
- *   opcodes.c        3.11-3.15  opcode sizes and the families that call
+ *   opcodes.c        3.10-3.15  opcode sizes and the families that call
  */
 #ifndef PYPROF_LAYOUT_H
 #define PYPROF_LAYOUT_H
@@ -124,15 +124,19 @@ struct py_layout {
     uint32_t co_firsttraceable;  /* FRAMES_INTERP only                       */
     uint32_t co_code_adaptive;   /* FRAMES_INTERP only                       */
     uint32_t co_units;           /* ob_size: code units in co_code_adaptive  */
+    uint32_t co_code;            /* 3.10: co_code, a bytes object (else 0)    */
     /* Per opcode (opcodes.c): the instruction's size in code units (1 +
      * its inline cache entries) | OP_INLINE when its family can push a
      * Python callee inline (| OP_INLINE_SUBSCR: when its oparg is
      * nb_subscr) | OP_RESUMES when its family can resume a generator
      * through C code (a call, for, yield from or await, unpacking, in);
      * 0 for an opcode the table does not know.  NULL where
-     * not known (3.10, free-threaded builds): python/callsite.c. */
+     * not known (free-threaded builds): python/callsite.c. */
     const uint8_t *opcodes;
     uint8_t nb_subscr;
+    /* 3.10: EXTENDED_ARG, whose run belongs to the instruction after it:
+     * f_lasti stands on the run's first unit (else 0). */
+    uint8_t op_prefix;
     /* 3.11: _PyInterpreterFrame.is_entry, set on a frame entered from C
      * (no shim frames mark that); 0 = none. */
     uint32_t fr_is_entry;
@@ -151,8 +155,8 @@ struct py_layout {
 #define OP_INLINE_SUBSCR 0x40
 #define OP_INLINE        0x80
 
-extern const uint8_t opcodes_311[256], opcodes_312[256], opcodes_313[256],
-                     opcodes_314[256], opcodes_315[256];
+extern const uint8_t opcodes_310[256], opcodes_311[256], opcodes_312[256],
+                     opcodes_313[256], opcodes_314[256], opcodes_315[256];
 
 extern const struct py_layout py310_layout, py311_layout, py312_layout;
 

@@ -7,7 +7,8 @@
  * inline cache entries of its family (opcode._inline_cache_entries, with
  * opcode._specializations or _opcode_metadata._specializations mapping a
  * specialized opcode to its family), as 3.11.7 (same in 3.11.2), 3.12.1,
- * 3.13.0, 3.14.10 and 3.15.2 list them.  The families marked OP_INLINE
+ * 3.13.0, 3.14.10 and 3.15.2 list them; 3.10.13's opcode module lists
+ * its opcodes, every one a single code unit.  The families marked OP_INLINE
  * are those with a specialization that pushes a Python frame without C
  * code between caller and callee: calls (CALL, and CALL_KW and
  * CALL_FUNCTION_EX where they have such a path), subscripts by
@@ -17,18 +18,151 @@
  * SEND, 3.12 on).  (From 3.13 a class call pushes __init__ under the
  * interpreter's own shim frame, which stands before its first traceable
  * instruction meanwhile: not a Python frame to the walk, so not checked.)
+ * 3.10 pushes none inline: every Python frame runs in a C call of its own.
  * tests/integration/test_fidelity.c enters a function in
  * each of these ways on every version and fails if one loses its samples.
  * The families marked OP_RESUMES are those that can resume a generator
  * or coroutine through C code, so that its frame runs above the caller
- * standing on them: calls (and 3.11's PRECALL), FOR_ITER, SEND,
- * unpacking (UNPACK_SEQUENCE, UNPACK_EX, LIST_EXTEND, SET_UPDATE,
- * DICT_UPDATE, DICT_MERGE) and CONTAINS_OP (python/callsite.c).
+ * standing on them: calls (3.10's CALL_FUNCTION, CALL_FUNCTION_KW,
+ * CALL_FUNCTION_EX and CALL_METHOD; 3.11's PRECALL), FOR_ITER, SEND (3.10:
+ * YIELD_FROM, under yield from and await), unpacking (UNPACK_SEQUENCE,
+ * UNPACK_EX, LIST_EXTEND, SET_UPDATE, DICT_UPDATE, DICT_MERGE) and
+ * CONTAINS_OP (python/callsite.c).
  * Left out, so that a code object holding one is not checked at all:
  * instrumented opcodes (sys.monitoring, sys.settrace) and ENTER_EXECUTOR
  * (an optimizer's executor standing in for a loop's backward jump).
  */
 #include "python/layout/layout.h"
+
+const uint8_t opcodes_310[256] = {
+    [1] = 1,                                /* POP_TOP */
+    [2] = 1,                                /* ROT_TWO */
+    [3] = 1,                                /* ROT_THREE */
+    [4] = 1,                                /* DUP_TOP */
+    [5] = 1,                                /* DUP_TOP_TWO */
+    [6] = 1,                                /* ROT_FOUR */
+    [9] = 1,                                /* NOP */
+    [10] = 1,                               /* UNARY_POSITIVE */
+    [11] = 1,                               /* UNARY_NEGATIVE */
+    [12] = 1,                               /* UNARY_NOT */
+    [15] = 1,                               /* UNARY_INVERT */
+    [16] = 1,                               /* BINARY_MATRIX_MULTIPLY */
+    [17] = 1,                               /* INPLACE_MATRIX_MULTIPLY */
+    [19] = 1,                               /* BINARY_POWER */
+    [20] = 1,                               /* BINARY_MULTIPLY */
+    [22] = 1,                               /* BINARY_MODULO */
+    [23] = 1,                               /* BINARY_ADD */
+    [24] = 1,                               /* BINARY_SUBTRACT */
+    [25] = 1,                               /* BINARY_SUBSCR */
+    [26] = 1,                               /* BINARY_FLOOR_DIVIDE */
+    [27] = 1,                               /* BINARY_TRUE_DIVIDE */
+    [28] = 1,                               /* INPLACE_FLOOR_DIVIDE */
+    [29] = 1,                               /* INPLACE_TRUE_DIVIDE */
+    [30] = 1,                               /* GET_LEN */
+    [31] = 1,                               /* MATCH_MAPPING */
+    [32] = 1,                               /* MATCH_SEQUENCE */
+    [33] = 1,                               /* MATCH_KEYS */
+    [34] = 1,                               /* COPY_DICT_WITHOUT_KEYS */
+    [49] = 1,                               /* WITH_EXCEPT_START */
+    [50] = 1,                               /* GET_AITER */
+    [51] = 1,                               /* GET_ANEXT */
+    [52] = 1,                               /* BEFORE_ASYNC_WITH */
+    [54] = 1,                               /* END_ASYNC_FOR */
+    [55] = 1,                               /* INPLACE_ADD */
+    [56] = 1,                               /* INPLACE_SUBTRACT */
+    [57] = 1,                               /* INPLACE_MULTIPLY */
+    [59] = 1,                               /* INPLACE_MODULO */
+    [60] = 1,                               /* STORE_SUBSCR */
+    [61] = 1,                               /* DELETE_SUBSCR */
+    [62] = 1,                               /* BINARY_LSHIFT */
+    [63] = 1,                               /* BINARY_RSHIFT */
+    [64] = 1,                               /* BINARY_AND */
+    [65] = 1,                               /* BINARY_XOR */
+    [66] = 1,                               /* BINARY_OR */
+    [67] = 1,                               /* INPLACE_POWER */
+    [68] = 1,                               /* GET_ITER */
+    [69] = 1,                               /* GET_YIELD_FROM_ITER */
+    [70] = 1,                               /* PRINT_EXPR */
+    [71] = 1,                               /* LOAD_BUILD_CLASS */
+    [72] = 1 | OP_RESUMES,                  /* YIELD_FROM */
+    [73] = 1,                               /* GET_AWAITABLE */
+    [74] = 1,                               /* LOAD_ASSERTION_ERROR */
+    [75] = 1,                               /* INPLACE_LSHIFT */
+    [76] = 1,                               /* INPLACE_RSHIFT */
+    [77] = 1,                               /* INPLACE_AND */
+    [78] = 1,                               /* INPLACE_XOR */
+    [79] = 1,                               /* INPLACE_OR */
+    [82] = 1,                               /* LIST_TO_TUPLE */
+    [83] = 1,                               /* RETURN_VALUE */
+    [84] = 1,                               /* IMPORT_STAR */
+    [85] = 1,                               /* SETUP_ANNOTATIONS */
+    [86] = 1,                               /* YIELD_VALUE */
+    [87] = 1,                               /* POP_BLOCK */
+    [89] = 1,                               /* POP_EXCEPT */
+    [90] = 1,                               /* STORE_NAME */
+    [91] = 1,                               /* DELETE_NAME */
+    [92] = 1 | OP_RESUMES,                  /* UNPACK_SEQUENCE */
+    [93] = 1 | OP_RESUMES,                  /* FOR_ITER */
+    [94] = 1 | OP_RESUMES,                  /* UNPACK_EX */
+    [95] = 1,                               /* STORE_ATTR */
+    [96] = 1,                               /* DELETE_ATTR */
+    [97] = 1,                               /* STORE_GLOBAL */
+    [98] = 1,                               /* DELETE_GLOBAL */
+    [99] = 1,                               /* ROT_N */
+    [100] = 1,                              /* LOAD_CONST */
+    [101] = 1,                              /* LOAD_NAME */
+    [102] = 1,                              /* BUILD_TUPLE */
+    [103] = 1,                              /* BUILD_LIST */
+    [104] = 1,                              /* BUILD_SET */
+    [105] = 1,                              /* BUILD_MAP */
+    [106] = 1,                              /* LOAD_ATTR */
+    [107] = 1,                              /* COMPARE_OP */
+    [108] = 1,                              /* IMPORT_NAME */
+    [109] = 1,                              /* IMPORT_FROM */
+    [110] = 1,                              /* JUMP_FORWARD */
+    [111] = 1,                              /* JUMP_IF_FALSE_OR_POP */
+    [112] = 1,                              /* JUMP_IF_TRUE_OR_POP */
+    [113] = 1,                              /* JUMP_ABSOLUTE */
+    [114] = 1,                              /* POP_JUMP_IF_FALSE */
+    [115] = 1,                              /* POP_JUMP_IF_TRUE */
+    [116] = 1,                              /* LOAD_GLOBAL */
+    [117] = 1,                              /* IS_OP */
+    [118] = 1 | OP_RESUMES,                 /* CONTAINS_OP */
+    [119] = 1,                              /* RERAISE */
+    [121] = 1,                              /* JUMP_IF_NOT_EXC_MATCH */
+    [122] = 1,                              /* SETUP_FINALLY */
+    [124] = 1,                              /* LOAD_FAST */
+    [125] = 1,                              /* STORE_FAST */
+    [126] = 1,                              /* DELETE_FAST */
+    [129] = 1,                              /* GEN_START */
+    [130] = 1,                              /* RAISE_VARARGS */
+    [131] = 1 | OP_RESUMES,                 /* CALL_FUNCTION */
+    [132] = 1,                              /* MAKE_FUNCTION */
+    [133] = 1,                              /* BUILD_SLICE */
+    [135] = 1,                              /* LOAD_CLOSURE */
+    [136] = 1,                              /* LOAD_DEREF */
+    [137] = 1,                              /* STORE_DEREF */
+    [138] = 1,                              /* DELETE_DEREF */
+    [141] = 1 | OP_RESUMES,                 /* CALL_FUNCTION_KW */
+    [142] = 1 | OP_RESUMES,                 /* CALL_FUNCTION_EX */
+    [143] = 1,                              /* SETUP_WITH */
+    [144] = 1,                              /* EXTENDED_ARG */
+    [145] = 1,                              /* LIST_APPEND */
+    [146] = 1,                              /* SET_ADD */
+    [147] = 1,                              /* MAP_ADD */
+    [148] = 1,                              /* LOAD_CLASSDEREF */
+    [152] = 1,                              /* MATCH_CLASS */
+    [154] = 1,                              /* SETUP_ASYNC_WITH */
+    [155] = 1,                              /* FORMAT_VALUE */
+    [156] = 1,                              /* BUILD_CONST_KEY_MAP */
+    [157] = 1,                              /* BUILD_STRING */
+    [160] = 1,                              /* LOAD_METHOD */
+    [161] = 1 | OP_RESUMES,                 /* CALL_METHOD */
+    [162] = 1 | OP_RESUMES,                 /* LIST_EXTEND */
+    [163] = 1 | OP_RESUMES,                 /* SET_UPDATE */
+    [164] = 1 | OP_RESUMES,                 /* DICT_MERGE */
+    [165] = 1 | OP_RESUMES,                 /* DICT_UPDATE */
+};
 
 const uint8_t opcodes_311[256] = {
     [1] = 1,                                /* POP_TOP */

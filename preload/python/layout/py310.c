@@ -26,6 +26,7 @@ const struct py_layout py310_layout = {
 
     .co_read = 128, .co_filename = 104, .co_name = 112, .co_qualname = 0,
     .co_firstlineno = 40, .co_linetable = 120,
+    .co_code = 48, .opcodes = opcodes_310, .op_prefix = 144,
 
     .ob_type = 8, .bytes_size = 16, .bytes_data = 32,
     .str = { .length = 16, .state = 32, .ascii_data = 48, .compact_data = 72,
