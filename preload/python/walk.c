@@ -36,6 +36,7 @@
 #include "pyprof/format.h"
 #include "python/codecache.h"
 #include "python/framecache.h"
+#include "python/gil.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
 #include "python/resumer.h"
@@ -55,13 +56,6 @@ static const struct py_layout *L;
 static uintptr_t runtime;
 static uintptr_t init_shim_code;     /* layout's init_shim_symbol, or 0 */
 static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread */
-
-/* Where the GIL says who ran: its last holder and its number of switches
- * (incremented whenever a thread other than the last holder takes it). */
-struct gil_mark {
-    uintptr_t holder;
-    unsigned long switches;
-};
 
 struct ts_cache {
     uintptr_t tstate;
@@ -829,26 +823,6 @@ static int keep_from(int n, int k, uintptr_t instr)
     return n - k;
 }
 
-static int gil_mark(uintptr_t gil, struct gil_mark *m)
-{
-    int ok = 1;
-    m->holder = rd_ptr(gil + L->gil_holder, &ok);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    m->switches = rd_ptr(gil + L->gil_switches, &ok);
-    return ok;
-}
-
-/* Whether the thread could not have run Python code between two marks:
- * someone else was the last holder at both and the GIL never changed
- * hands.  Taking the GIL would have made this thread the last holder and
- * counted a switch; only the holder taking it back is not counted. */
-static int gil_quiet(uintptr_t tstate, const struct gil_mark *a,
-                     const struct gil_mark *b)
-{
-    return a->holder && a->holder != tstate && b->holder == a->holder &&
-           b->switches == a->switches;
-}
-
 /* The walked thread and, when a proof read it (now_known), its CPU time
  * after the walk, which the on-CPU flag then takes instead of reading it
  * again. */
@@ -962,7 +936,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static uint64_t started;                /* static: under sigsetjmp */
     started = now_ns();
     /* Only another thread's being the last holder can prove anything. */
-    int marked = gil && gil_mark(gil, &before) && before.holder != tstate;
+    int marked = gil && gil_mark(L, gil, &before) && before.holder != tstate;
     walk_mark.ok = marked;
     walk_mark.m = before;
     uintptr_t top = thread_top(tstate, &ok);
@@ -980,7 +954,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
-    if (marked && n && gil_mark(gil, &after) &&
+    if (marked && n && gil_mark(L, gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
     int from = 0;
@@ -1032,29 +1006,6 @@ static uint32_t native_tid(const uint8_t *ts)
     if (tid == 0)
         return PYVM_TID_ENDED;
     return tid > 0 ? (uint32_t)tid : 0;
-}
-
-/* The thread holding interp's GIL now, and in *gil the address of its
- * GIL state where walk_checked can tell from it who ran (else 0). */
-static uintptr_t gil_holder(uintptr_t interp, uintptr_t *gil, int *ok)
-{
-    *gil = 0;
-    if (L->gil == GIL_RUNTIME_TSTATE) {
-        if (L->rt_gil && L->gil_switches)
-            *gil = runtime + L->rt_gil;
-        return rd_ptr(runtime + L->rt_gil_tstate, ok);
-    }
-    if (L->gil == GIL_NONE)
-        return 0;
-    uintptr_t g = rd_ptr(interp + L->is_gil_ptr, ok);
-    if (!g)
-        return 0;
-    if (L->gil_switches)
-        *gil = g;
-    int32_t locked = 0;
-    if (safe_read(&locked, g + L->gil_locked, sizeof locked) != 0 || !locked)
-        return 0;
-    return rd_ptr(g + L->gil_holder, ok);
 }
 
 static pyvm_reject_fn reject_fn;
@@ -1139,7 +1090,7 @@ static int sample_unrun(uintptr_t tstate, const uint8_t *t, uintptr_t holder,
     memcpy(&top, t + L->ts_frame, sizeof top);
     if (!gil || !tc || !tc->parked || tc->parked_tid != cpu->tid ||
         tc->parked_top != top || tc->evictions != codecache_evictions() ||
-        !gil_mark(gil, &now) || !gil_quiet(tstate, &tc->parked_mark, &now))
+        !gil_mark(L, gil, &now) || !gil_quiet(tstate, &tc->parked_mark, &now))
         return 0;
     uint32_t prev_seq = tc->seq;
     /* out[] still holds that sample when no other thread's came since. */
@@ -1258,7 +1209,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
         return -1;
     for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
         uintptr_t gil;
-        uintptr_t holder = gil_holder(interp, &gil, &ok);
+        uintptr_t holder = gil_holder(L, runtime, interp, &gil, &ok);
         uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);
         for (int nt = 0; tstate && ok && nt < MAX_THREADS; nt++) {
             uint8_t ts[4096];
