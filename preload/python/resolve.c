@@ -1,0 +1,274 @@
+/*
+ * resolve.c — a walked chain made into a sample's frames (resolve.h): each
+ * frame's code entry and line, the outer frames unchanged since the
+ * thread's previous sample taken from it, and each caller checked to stand
+ * where it can have its callee.
+ */
+#include <stdlib.h>
+
+#include "pyprof/format.h"
+#include "python/callsite.h"
+#include "python/codecache.h"
+#include "python/layout/layout.h"
+#include "python/pyvm.h"
+#include "python/resolve.h"
+#include "python/tscache.h"
+
+static const struct py_layout *L;
+
+void resolve_attach(const struct py_layout *layout) { L = layout; }
+
+static int same_frame(const struct raw_frame *a, const struct raw_frame *b)
+{
+    return a->addr == b->addr && a->code == b->code && a->instr == b->instr &&
+           a->prev == b->prev && a->owner == b->owner &&
+           a->shims_below == b->shims_below;
+}
+
+/* The outermost frames of walk[0..n) whose (address, code, instruction)
+ * equal those of the tstate's previous sample (and their links: the frame
+ * cache's rules read them from the kept entries). */
+static unsigned count_same(const struct ts_cache *tc,
+                           const struct raw_frame *walk, int n)
+{
+    unsigned same = 0;
+    if (tc)
+        while (same < tc->depth && same < (unsigned)n &&
+               same_frame(&walk[n - 1 - same], &tc->frames[same]))
+            same++;
+    return same;
+}
+
+/* Gives the reused outer frames their code entry and line.  With no
+ * eviction since the tstate's cache was saved its pointers are still
+ * good; otherwise each is looked up again (and pinned for this tick).
+ * Returns how many could be reused. */
+static unsigned reuse_outer(const struct ts_cache *tc, struct raw_frame *walk,
+                            int n, unsigned same, int trusted)
+{
+    for (unsigned i = 0; i < same; i++) {
+        struct raw_frame *a = &walk[n - 1 - i];
+        a->info = trusted ? tc->frames[i].info : codecache_peek(a->code);
+        if (!a->info)              /* evicted meanwhile: resolve afresh */
+            return i;
+        a->line = tc->frames[i].line;
+    }
+    return same;
+}
+
+/* The code objects resolved so far for the chain being resolved.  The
+ * frames of one chain, read as one moment, each hold their code object
+ * alive, so two of them at one address have the same object: reading it
+ * once per chain tells as much as once per frame.  Reading it for each
+ * frame of a deep recursion cost the sampler hundreds of reads a tick,
+ * and the program more: each pulls the line of the object's reference
+ * count, which the program writes at every call (pyprof(7), "Timing and
+ * cost").  Entries handed out in a tick stay pinned (codecache.h). */
+#define CHAIN_CODES 4
+static struct { uintptr_t code; struct code_info *info; } chain_codes[CHAIN_CODES];
+static unsigned chain_ncodes;
+
+static void chain_codes_reset(void) { chain_ncodes = 0; }
+
+static struct code_info *chain_code(uintptr_t code)
+{
+    unsigned n = chain_ncodes < CHAIN_CODES ? chain_ncodes : CHAIN_CODES;
+    for (unsigned i = 0; i < n; i++)
+        if (chain_codes[i].code == code)
+            return chain_codes[i].info;
+    struct code_info *info = codecache_get(L, code);
+    if (info) {
+        chain_codes[chain_ncodes % CHAIN_CODES].code = code;
+        chain_codes[chain_ncodes % CHAIN_CODES].info = info;
+        chain_ncodes++;
+    }
+    return info;
+}
+
+/* Gives one frame its code entry and line; info stays NULL for a frame
+ * that is not a Python frame yet.  -1 when the code object is unreadable. */
+static int resolve_frame(struct raw_frame *a)
+{
+    a->info = chain_code(a->code);
+    if (!a->info)
+        return -1;
+    int32_t lasti = lasti_of(L, a);
+    /* A frame still running its setup instructions is not a Python
+     * frame yet (generators excepted: owner 1).  Nor is one that has
+     * not run an instruction (-1) where there are setup instructions:
+     * for a generator or coroutine function that is its creation
+     * (RETURN_GENERATOR), not the generator running. */
+    if (L->frames == FRAMES_INTERP && a->owner != 1 &&
+        a->info->firsttraceable > 0 &&
+        (lasti < 0 || lasti < a->info->firsttraceable)) {
+        a->info = NULL;
+        return 0;
+    }
+    a->line = codecache_line(L, a->info, lasti < 0 ? -1 : lasti);
+    if (a->line < 0 && lasti < 0)
+        a->line = a->info->firstlineno;
+    return 0;
+}
+
+/* Whether every caller in walk[0..n) whose callee it pushed inline (no
+ * shim or C entry between them) stands where it can have one, and every
+ * caller of a generator entered from C where it can resume one
+ * (callsite.h).  Two reads of the chain can agree and still join two
+ * moments: a caller in a tight loop read between two calls, on its loop
+ * test, while the callee read before and after is each time a new call
+ * at the same address; or a generator that yields to a short loop and is
+ * resumed again between the reads of its caller and of its caller link
+ * (pyprof(7), "Consistent stacks").  The caller's instruction tells.
+ * The outermost `same` frames are as the thread's previous sample had
+ * them, callers and callees checked then. */
+static int callers_can_call(const struct raw_frame *walk, int n,
+                            unsigned same)
+{
+    int last = n - (int)same;         /* the outermost caller to check */
+    for (int i = 1; i < n && i <= last; i++) {
+        if (!walk[i].info)
+            continue;
+        const struct callsite_map *m = &walk[i].info->calls;
+        int32_t at = lasti_of(L, &walk[i]);
+        if (!walk[i - 1].shims_below ? !callsite_can_call(m, at)
+            : walk[i - 1].owner == 1 && !callsite_can_resume(m, at))
+            return 0;
+    }
+    return 1;
+}
+
+/* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
+ * resolved for unchanged outer frames.  Returns the resolved depth
+ * (incomplete frames dropped), -1 when a code object is unreadable. */
+int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
+            struct pyvm_frame *out, unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    int trusted = tc && tc->evictions == ev;
+    unsigned same = reuse_outer(tc, walk, n, count_same(tc, walk, n), trusted);
+    chain_codes_reset();
+    for (int i = n - 1 - (int)same; i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
+            return -1;
+    if (!callers_can_call(walk, n, same))
+        return -1;
+    /* Trusted reused entries were not pinned: if resolving the rest
+     * evicted anything, look them up again (a gone one: start over). */
+    if (trusted && same && codecache_evictions() != ev &&
+        reuse_outer(tc, walk, n, same, 0) != same) {
+        tc->depth = 0;
+        return resolve(tc, walk, n, out, same_outer);
+    }
+    /* out[] is filled from its end, outermost frame last, so that a
+     * thread's unchanged outer frames stay where they were (resolve_hit). */
+    int kept = 0;
+    for (int i = n - 1; i >= 0; i--)
+        if (walk[i].info) {
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            kept++;
+        }
+    /* Dropped incomplete frames are innermost: same_outer is unaffected. */
+    *same_outer = same;
+
+    if (tc) {
+        if (tc->cap < (unsigned)n) {
+            struct raw_frame *fr = realloc(tc->frames, (size_t)n * sizeof *fr);
+            if (fr) {
+                tc->frames = fr;
+                tc->cap = (unsigned)n;
+            }
+        }
+        if (tc->cap >= (unsigned)n) {
+            /* Trusted reused outer frames are already there as they are;
+             * looked-up ones may have a new entry. */
+            int from = trusted && codecache_evictions() == ev ? (int)same : 0;
+            for (int i = from; i < n; i++)
+                tc->frames[i] = walk[n - 1 - i];
+            tc->depth = (unsigned)n;
+            tc->evictions = codecache_evictions();
+        } else {
+            tc->depth = 0;
+        }
+        /* Frames dropped as incomplete are not reusable. */
+        for (unsigned i = same; i < tc->depth; i++)
+            if (!tc->frames[i].info) {
+                tc->depth = i;
+                break;
+            }
+    }
+    return kept;
+}
+
+/* Completes walk[0..n) with the frames below the frame-cache stop
+ * walk[n - 1], which is tc->frames[base]: tc->frames[0..base), as the
+ * anchor's proof read them.  Returns the new depth. */
+int resolve_fill_below(const struct ts_cache *tc, struct raw_frame *walk,
+                       unsigned base, int n)
+{
+    for (unsigned i = base; i-- > 0; n++) {
+        walk[n] = tc->frames[i];
+        walk[n].info = NULL;
+    }
+    return n;
+}
+
+/* resolve() for a walk that ended at the frame-cache stop: walk[0..n) are
+ * the frames read, down to the stop, and the frames below it are
+ * tc->frames[0..base), which the thread's previous sample left resolved
+ * at the end of out[].  Touches only the frames read.  Returns the
+ * resolved depth, -1 when a code object is unreadable, -2 when the
+ * previous sample's entries cannot be used (the caller then completes
+ * the walk with resolve_fill_below and calls resolve()). */
+int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
+                unsigned base, int out_is_prev, struct pyvm_frame *out,
+                unsigned *same_outer)
+{
+    uint32_t ev = codecache_evictions();
+    if (tc->evictions != ev || !out_is_prev ||
+        tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
+        return -2;
+    if (tc->cap < base + (unsigned)n) {
+        struct raw_frame *fr = realloc(tc->frames,
+                                       (base + (size_t)n) * sizeof *fr);
+        if (!fr)
+            return -2;
+        tc->frames = fr;
+        tc->cap = base + (unsigned)n;
+    }
+    unsigned same = base;
+    while (same < tc->depth && same - base < (unsigned)n) {
+        struct raw_frame *a = &walk[n - 1 - (same - base)];
+        const struct raw_frame *b = &tc->frames[same];
+        if (!same_frame(a, b))
+            break;
+        a->info = b->info;
+        a->line = b->line;
+        same++;
+    }
+    chain_codes_reset();
+    for (int i = n - 1 - (int)(same - base); i >= 0; i--)
+        if (resolve_frame(&walk[i]) < 0)
+            return -1;
+    if (!callers_can_call(walk, n, same - base))
+        return -1;
+    if (codecache_evictions() != ev)
+        return -2;
+    int kept = (int)base;
+    for (int i = n - 1; i >= 0; i--)
+        if (walk[i].info) {
+            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
+            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            kept++;
+        }
+    for (unsigned i = same; i < base + (unsigned)n; i++)
+        tc->frames[i] = walk[n - 1 - (i - base)];
+    tc->depth = base + (unsigned)n;
+    for (unsigned i = same; i < tc->depth; i++)
+        if (!tc->frames[i].info) {
+            tc->depth = i;
+            break;
+        }
+    *same_outer = same;
+    return kept;
+}
