@@ -190,7 +190,7 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
         memcpy(&gen, base + L->fr_gen, sizeof gen);
         *owner = gen ? 1 : 0;      /* as 3.11+'s owner: 1 = a generator */
         /* Every 3.10 frame runs in a C call of its own: one entry from C
-         * between it and its caller (callers_can_call). */
+         * between it and its caller (resolve.c, callers_can_call). */
         rf->shims_below = 1;
         return rf->code ? 1 : 0;
     }
@@ -398,7 +398,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
 }
 
 /* Whether a generator's frame g (owner 1 on every layout, as in
- * resolve_frame), found again by the second read, still has the caller
+ * resolve.c), found again by the second read, still has the caller
  * link it had, read again just after its caller's instruction was.  A
  * generator that yields clears that link, and its frame never moves: one
  * that yielded just before its caller was read (the caller then on a line
