@@ -79,6 +79,17 @@ static void expect_resumes(const struct callsite_map *m, uint32_t units,
     expect_spans(m, callsite_can_resume, units, spans, nspans);
 }
 
+/* Builds l's map of code[0..units) and checks it with ask, as above. */
+static void expect_built(const struct py_layout *l, const uint16_t *code,
+                         uint32_t units, ask_fn *ask,
+                         const uint32_t (*spans)[2], int nspans)
+{
+    struct callsite_map m;
+    callsite_build_from(l, code, units, &m);
+    expect_spans(&m, ask, units, spans, nspans);
+    callsite_free(&m);
+}
+
 Test(callsite, calls_and_subscripts_with_their_caches_on_311)
 {
     /* BINARY_SUBSCR at 5, 29, 39 and CALL at 20, 51: 4 caches each. */
@@ -115,10 +126,8 @@ Test(callsite, generators_are_resumed_from_calls_and_loops_only_on_311)
 Test(callsite, generators_are_resumed_from_calls_and_loops_only_on_312)
 {
     static const uint32_t spans[][2] = { { 14, 4 }, { 39, 2 } };
-    struct callsite_map m;
-    callsite_build_from(&py312_layout, plain312, N(plain312), &m);
-    expect_resumes(&m, N(plain312), spans, 2);
-    callsite_free(&m);
+    expect_built(&py312_layout, plain312, N(plain312), callsite_can_resume,
+                 spans, 2);
 }
 
 /* 3.10.13's
@@ -140,10 +149,8 @@ Test(callsite, generators_are_resumed_from_calls_loops_unpacking_and_in_on_310)
 {
     static const uint32_t spans[][2] = { { 2, 1 }, { 7, 1 }, { 11, 1 },
                                          { 16, 1 } };
-    struct callsite_map m;
-    callsite_build_from(&py310_layout, plain310, N(plain310), &m);
-    expect_resumes(&m, N(plain310), spans, 4);
-    callsite_free(&m);
+    expect_built(&py310_layout, plain310, N(plain310), callsite_can_resume,
+                 spans, 4);
 }
 
 /* 3.10 leaves f_lasti on an instruction's first EXTENDED_ARG.  As 3.10.13
@@ -170,10 +177,7 @@ Test(callsite, a_310_loop_stands_on_its_extended_arg)
     code[n++] = 0x0053;
     cr_assert_eq(n, N(code));
     static const uint32_t spans[][2] = { { 2, 2 } };
-    struct callsite_map m;
-    callsite_build_from(&py310_layout, code, n, &m);
-    expect_resumes(&m, n, spans, 1);
-    callsite_free(&m);
+    expect_built(&py310_layout, code, n, callsite_can_resume, spans, 1);
 }
 
 Test(callsite, calls_subscripts_and_generator_loops_on_312)
@@ -182,10 +186,8 @@ Test(callsite, calls_subscripts_and_generator_loops_on_312)
      * comprehension's FOR_ITER (1) at 39. */
     static const uint32_t spans[][2] = { { 5, 2 }, { 14, 4 }, { 22, 2 },
                                          { 29, 2 }, { 39, 2 } };
-    struct callsite_map m;
-    callsite_build_from(&py312_layout, plain312, N(plain312), &m);
-    expect_marked(&m, N(plain312), spans, 5);
-    callsite_free(&m);
+    expect_built(&py312_layout, plain312, N(plain312), callsite_can_call,
+                 spans, 5);
 }
 
 /* 3.14.10's
@@ -205,10 +207,7 @@ Test(callsite, only_the_subscript_form_of_binary_op_calls_on_314)
 {
     static const uint32_t spans[][2] = { { 11, 6 } };
     struct py_layout l = { .opcodes = opcodes_314, .nb_subscr = 26 };
-    struct callsite_map m;
-    callsite_build_from(&l, subscr314, N(subscr314), &m);
-    expect_marked(&m, N(subscr314), spans, 1);
-    callsite_free(&m);
+    expect_built(&l, subscr314, N(subscr314), callsite_can_call, spans, 1);
 }
 
 Test(callsite, an_unknown_opcode_or_a_cut_instruction_rules_nothing_out)
