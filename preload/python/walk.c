@@ -808,11 +808,11 @@ static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
  * stacks").  The thread id and frame word of the thread state, as copied
  * this tick, must be what they were: a thread state freed and made again
  * at the same address is not the same thread.  Returns 1 when it was. */
-static int sample_unrun(uintptr_t tstate, const uint8_t *t, uintptr_t holder,
-                        uintptr_t gil, const struct cpu_marks *cpu,
-                        pyvm_thread_fn fn, void *ctx)
+static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
+                        const uint8_t *t, uintptr_t holder, uintptr_t gil,
+                        const struct cpu_marks *cpu, pyvm_thread_fn fn,
+                        void *ctx)
 {
-    struct ts_cache *tc = ts_cache_for(tstate);
     struct gil_mark now;
     uintptr_t top;
     memcpy(&top, t + L->ts_frame, sizeof top);
@@ -857,9 +857,10 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         const uint8_t *t = attempt ? cur : ts;
         int truncated = 0;
         struct cpu_marks cpu = { .tid = native_tid(t) };
-        if (!attempt && sample_unrun(tstate, t, holder, gil, &cpu, fn, ctx))
-            return 1;
         struct ts_cache *was = ts_cache_for(tstate);
+        if (!attempt &&
+            sample_unrun(tstate, was, t, holder, gil, &cpu, fn, ctx))
+            return 1;
         if (was)
             was->parked = 0;      /* its frames are about to be rewritten */
         int fc = was && framecache_usable(tstate);
