@@ -10,13 +10,20 @@
  *     pp-waker poll HZ SECONDS    a thread polling the monotonic clock for
  *                                 deadlines, as the sampler above 20 kHz,
  *                                 beside one busy thread (figure 3's load)
+ *     pp-waker clock N SECONDS    the CPU clock of N sleeping threads read
+ *                                 by their tid, in turn, for SECONDS: the
+ *                                 one system call the sampler makes for
+ *                                 every thread it samples (its on-CPU
+ *                                 flag; pyprof(7), "Timing and cost")
  *
  * Prints "wakes N", "missed M" and "cpu_ns C" lines (missed: deadlines
- * passed unserved; cpu_ns: the waking thread's CPU time).  Runs in its own
- * process, so it never shares a cache line with the program whose
+ * passed unserved; cpu_ns: the waking thread's CPU time); clock prints
+ * "reads N" and "cpu_ns C" (the reading thread's CPU time).  Runs in its
+ * own process, so it never shares a cache line with the program whose
  * slowdown is measured.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -81,6 +88,51 @@ static void *waker(void *arg)
     return NULL;
 }
 
+static void *sleeper(void *arg)
+{
+    atomic_store((_Atomic int *)arg, (int)syscall(SYS_gettid));
+    while (!atomic_load(&stop)) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* The sampler's read of another thread's CPU clock (base/thread_cpu.h's
+ * encoding), repeated over sleeping threads. */
+static int clock_mode(long nthreads, double secs)
+{
+    pthread_t th[64];
+    static _Atomic int tids[64];
+    if (nthreads < 1 || nthreads > 64) {
+        fprintf(stderr, "pp-waker: 1 to 64 threads\n");
+        return 2;
+    }
+    for (long i = 0; i < nthreads; i++)
+        pthread_create(&th[i], NULL, sleeper, (void *)&tids[i]);
+    for (long i = 0; i < nthreads; i++)
+        while (!atomic_load(&tids[i]))
+            sched_yield();
+    uint64_t reads = 0;
+    uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(secs * 1e9);
+    while (now_ns(CLOCK_MONOTONIC) < end)
+        for (int k = 0; k < 100; k++) {
+            struct timespec ts;
+            unsigned tid = (unsigned)atomic_load(&tids[reads % (uint64_t)nthreads]);
+            clockid_t clk = (clockid_t)((~tid) << 3) | 6;
+            if (clock_gettime(clk, &ts) == 0)
+                reads++;
+        }
+    uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    atomic_store(&stop, 1);
+    for (long i = 0; i < nthreads; i++)
+        pthread_join(th[i], NULL);
+    printf("reads %llu\ncpu_ns %llu\n", (unsigned long long)reads,
+           (unsigned long long)cpu);
+    return 0;
+}
+
 static void *busy(void *arg)
 {
     volatile uint64_t n = 0;
@@ -92,8 +144,10 @@ static void *busy(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "clock") == 0)
+        return clock_mode(atol(argv[2]), atof(argv[3]) > 0 ? atof(argv[3]) : 1);
     if (argc != 4 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "poll"))) {
-        fprintf(stderr, "usage: pp-waker sleep|poll HZ SECONDS\n");
+        fprintf(stderr, "usage: pp-waker sleep|poll HZ SECONDS, or clock THREADS SECONDS\n");
         return 2;
     }
     polling = strcmp(argv[1], "poll") == 0;
