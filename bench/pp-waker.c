@@ -109,7 +109,10 @@ static int clock_mode(long nthreads, double secs)
         return 2;
     }
     for (long i = 0; i < nthreads; i++)
-        pthread_create(&th[i], NULL, sleeper, (void *)&tids[i]);
+        if (pthread_create(&th[i], NULL, sleeper, (void *)&tids[i]) != 0) {
+            fprintf(stderr, "pp-waker: cannot start thread %ld\n", i);
+            return 1;
+        }
     for (long i = 0; i < nthreads; i++)
         while (!atomic_load(&tids[i]))
             sched_yield();
