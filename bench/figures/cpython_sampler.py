@@ -14,6 +14,11 @@ profiling.sampling`) on the same 3.15 interpreter and workloads.
   7t  the tree: 10 subprocess and 10 fork children of 60 ms each, under
       their --subprocesses and under pyprof-run: how many children have a
       profile.
+  7m  memory: what each profiler adds to the whole tree's proportional
+      set size (PSS, summed over every process of the run's session,
+      profiler processes included, read in the middle of the run), on one
+      process with 10 threads and on a pool of 4 worker processes
+      (bench/py/workers.py, theirs with --subprocesses), at 1 kHz.
 
 What each side counts: theirs is run with `-a` (every thread, as pyprof)
 and `--binary` (their most compact format, written by C code); a sample is
@@ -41,11 +46,14 @@ thread of the target.
 """
 import os
 import re
+import signal
 import statistics
+import subprocess
+import time
 
 from harness import PY_DIR, log, median
 
-FIGURES = ("7", "7b", "7t")
+FIGURES = ("7", "7b", "7t", "7m")
 
 WORKLOADS = ("recursion", "deep_static", "threads", "mixed16")
 # Workloads that do a fixed amount of work and print "elapsed": slowdown
@@ -316,10 +324,95 @@ def tree(b, py):
           "pyprof 20 of 20", "PASS" if ours == 20 else "FAIL")
 
 
+def session_pss_kb(sid):
+    """The PSS (KiB) summed over every process of session sid, and how
+    many there were."""
+    total, n = 0, 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+            # Fields after the command name, which may hold spaces.
+            if int(st[st.rindex(")") + 2:].split()[3]) != sid:
+                continue
+            with open("/proc/%s/smaps_rollup" % d) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        n += 1
+                        break
+        except (OSError, ValueError):
+            continue
+    return total, n
+
+
+def pss_midway(b, argv, env, secs):
+    """Starts argv in a session of its own, reads the session's PSS at
+    secs / 2, and waits for it; returns (kib, processes) or None."""
+    p = subprocess.Popen(argv, env=env or b.base_env(), cwd=b.tmp,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    time.sleep(secs / 2)
+    got = session_pss_kb(p.pid)
+    try:
+        rc = p.wait(timeout=secs * 10 + 60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        return None
+    return got if rc == 0 and got[1] else None
+
+
+def memory(b, py):
+    """Figure 7m: the PSS each profiler adds to a tree, in the middle of
+    a run."""
+    secs = 2.0 if b.quick else 4.0
+    reps = 2 if b.quick else 3
+    hz = 1000
+    cases = [("one process, 10 threads", [os.path.join(PY_DIR, "threads.py"),
+                                          "%g" % secs, "10"], []),
+             ("a pool of 4 worker processes", [os.path.join(PY_DIR, "workers.py"),
+                                               "%g" % secs, "4"], ["--subprocesses"])]
+    for what, script, extra in cases:
+        got = {"off": [], "pyprof": [], "theirs": []}
+        for rep in range(reps):
+            for cfg in ("off", "pyprof", "theirs"):
+                out = b.outdir("fig7m-%s" % cfg)
+                argv, env = [py] + script, None
+                if cfg == "pyprof":
+                    env = b.prof_env(hz, out)
+                elif cfg == "theirs":
+                    argv = theirs_argv(py, hz, os.path.join(out, "theirs.bin"), script,
+                                       extra)
+                got[cfg].append(pss_midway(b, argv, env, secs))
+        log("memory, %s done" % what)
+        base = median([g[0] for g in got["off"] if g])
+        procs = median([g[1] for g in got["off"] if g])
+        parts = {}
+        for k in ("pyprof", "theirs"):
+            kb = median([g[0] for g in got[k] if g])
+            n = median([g[1] for g in got[k] if g])
+            parts[k] = None if kb is None or base is None else (kb - base, n)
+        ok = parts["pyprof"] is not None and parts["theirs"] is not None
+        b.add("7m", "%s @ %d Hz: PSS the profiler adds to the tree (mid-run)" % (what, hz),
+              "; ".join("%s %s" % (name, "n/a" if parts[k] is None else
+                                   "+%.1f MiB (%d processes)" % (parts[k][0] / 1024,
+                                                                 parts[k][1]))
+                        for k, name in (("pyprof", "pyprof"),
+                                        ("theirs", "CPython's sampler"))) +
+              "; without a profiler %s MiB in %s processes" % (
+                  "n/a" if base is None else "%.1f" % (base / 1024),
+                  "n/a" if procs is None else "%d" % procs),
+              "pyprof < theirs", "n/a" if not ok else
+              "PASS" if parts["pyprof"][0] < parts["theirs"][0] else "FAIL")
+
+
 def run_all(b, figs):
     py = find_python315(b)
     if not py:
-        for f in ("7", "7b", "7t"):
+        for f in FIGURES:
             if f in figs:
                 b.add(f, "pyprof vs CPython's sampler", "n/a", "",
                       "n/a (no python3.15: see the README's CPython section)")
@@ -335,3 +428,5 @@ def run_all(b, figs):
         loaded(b, py)
     if "7t" in figs:
         tree(b, py)
+    if "7m" in figs:
+        memory(b, py)
