@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/thread_cpu.h"
 #include "pp-tick.h"
 
 static _Atomic int stop;
@@ -98,8 +99,8 @@ static void *sleeper(void *arg)
     return NULL;
 }
 
-/* The sampler's read of another thread's CPU clock (base/thread_cpu.h's
- * encoding), repeated over sleeping threads. */
+/* The sampler's own read of another thread's CPU clock
+ * (pp_thread_cpu_ns), repeated over sleeping threads. */
 static int clock_mode(long nthreads, double secs)
 {
     pthread_t th[64];
@@ -121,10 +122,9 @@ static int clock_mode(long nthreads, double secs)
     uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(secs * 1e9);
     while (now_ns(CLOCK_MONOTONIC) < end)
         for (int k = 0; k < 100; k++) {
-            struct timespec ts;
-            unsigned tid = (unsigned)atomic_load(&tids[reads % (uint64_t)nthreads]);
-            clockid_t clk = (clockid_t)((~tid) << 3) | 6;
-            if (clock_gettime(clk, &ts) == 0)
+            uint64_t ns;
+            if (pp_thread_cpu_ns((uint32_t)atomic_load(&tids[reads % (uint64_t)nthreads]),
+                                 &ns) == 0)
                 reads++;
         }
     uint64_t cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;

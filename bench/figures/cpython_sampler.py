@@ -190,29 +190,28 @@ def side_by_side(b, py):
             add_row(b, wl, h, row)
 
 
-def wake_cost(b, hz):
-    """CPU seconds of one bare timer wake-up at hz on this machine (median
-    of 3 runs of bench/pp-waker), or None."""
+def waker_cost(b, args, count):
+    """CPU seconds per event of bench/pp-waker ARGS (median of 3 runs): its
+    thread's cpu_ns over its COUNT line, or None."""
     costs = []
     for _ in range(3):
-        r = b.run([b.tool["pp-waker"], "sleep", str(hz), "1"])
-        n, c = int(r.value("wakes") or 0), int(r.value("cpu_ns") or 0)
+        r = b.run([b.tool["pp-waker"]] + args)
+        n, c = int(r.value(count) or 0), int(r.value("cpu_ns") or 0)
         if r.rc == 0 and n:
             costs.append(c / n / 1e9)
     return median(costs)
+
+
+def wake_cost(b, hz):
+    """One bare timer wake-up at hz on this machine."""
+    return waker_cost(b, ["sleep", str(hz), "1"], "wakes")
 
 
 def clock_cost(b):
-    """CPU seconds of one read of another thread's CPU clock, the system
-    call pyprof makes for every sample's on-CPU flag (median of 3 runs of
-    bench/pp-waker over 7 sleeping threads, threads.py's count), or None."""
-    costs = []
-    for _ in range(3):
-        r = b.run([b.tool["pp-waker"], "clock", "7", "0.3"])
-        n, c = int(r.value("reads") or 0), int(r.value("cpu_ns") or 0)
-        if r.rc == 0 and n:
-            costs.append(c / n / 1e9)
-    return median(costs)
+    """One read of another thread's CPU clock, the system call pyprof makes
+    for every sample's on-CPU flag (over 7 sleeping threads, threads.py's
+    count)."""
+    return waker_cost(b, ["clock", "7", "0.3"], "reads")
 
 
 def fmt_side(d):

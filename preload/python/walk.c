@@ -880,7 +880,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx)))
             continue;
 
-        struct ts_cache *tc = ts_cache_for(tstate);
+        struct ts_cache *tc = was;
         uint32_t prev_seq = tc ? tc->seq : 0;
         if (tc) {
             tc->seen = tick_no;
