@@ -12,6 +12,7 @@
 
 #include "callgraph.h"
 #include "harness.h"
+#include "json_report.h"
 
 #define SECONDS "10"
 #define HZ_MAIN 2000
@@ -298,49 +299,63 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
 PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wait_to_wait,
         .timeout = 90)
 {
-    const char *dir = pp_tmpdir();
     struct pp_result run, rep;
-    const char *args[] = { "-S", "-I", pp_script("naps.py"), "4", NULL };
-    pp_run_python(&run, py, dir, 1000, NULL, args);
-    pp_expect_ok(py, &run, "naps.py");
-    char fn[NAP_SITES][32];
-    long line[NAP_SITES];
-    double secs[NAP_SITES], total_secs = 0;
-    const char *at = run.out;
-    for (int i = 0; i < NAP_SITES; i++) {
-        at = at ? strstr(at, "site ") : NULL;
-        pp_assert(py, at && sscanf(at, "site %31s %ld %lf", fn[i], &line[i],
-                                   &secs[i]) == 3,
-                  "naps.py printed no line for site %d: %s", i, run.out);
-        total_secs += secs[i];
-        at++;
-    }
-    long stalled = -1;
-    const char *st = strstr(run.out, "stalled ");
-    if (st)
-        sscanf(st, "stalled %ld", &stalled);
-    pp_merge(&rep, "collapsed", NULL, dir);
     struct pp_profile prof;
-    pp_parse_collapsed(py, &rep, &prof);
-    long n[NAP_SITES], total = 0;
-    for (int i = 0; i < NAP_SITES; i++)
-        total += n[i] = pp_count_leaf_line(&prof, fn[i], line[i]);
-    /* 4 s, nearly all of it waiting, at 1 kHz. */
-    pp_assert(py, total >= 1000, "only %ld samples at the four waits", total);
-    double tv = 0;
-    for (int i = 0; i < NAP_SITES; i++) {
-        double d = (double)n[i] / (double)total - secs[i] / total_secs;
-        tv += d < 0 ? -d : d;
+    const char *args[] = { "-S", "-I", pp_script("naps.py"), "4", NULL };
+    char fn[NAP_SITES][32];
+    long line[NAP_SITES], n[NAP_SITES], total = 0, stalled = -1;
+    double secs[NAP_SITES], tv = 0;
+    for (int round = 0;; round++) {
+        const char *dir = pp_tmpdir();
+        pp_run_python(&run, py, dir, 1000, NULL, args);
+        pp_expect_ok(py, &run, "naps.py");
+        double total_secs = 0;
+        const char *at = run.out;
+        for (int i = 0; i < NAP_SITES; i++) {
+            at = at ? strstr(at, "site ") : NULL;
+            pp_assert(py, at && sscanf(at, "site %31s %ld %lf", fn[i], &line[i],
+                                       &secs[i]) == 3,
+                      "naps.py printed no line for site %d: %s", i, run.out);
+            total_secs += secs[i];
+            at++;
+        }
+        const char *st = strstr(run.out, "stalled ");
+        if (st)
+            sscanf(st, "stalled %ld", &stalled);
+        pp_merge(&rep, "collapsed", NULL, dir);
+        pp_parse_collapsed(py, &rep, &prof);
+        total = 0;
+        for (int i = 0; i < NAP_SITES; i++)
+            total += n[i] = pp_count_leaf_line(&prof, fn[i], line[i]);
+        /* 4 s, nearly all of it waiting, at 1 kHz. */
+        pp_assert(py, total >= 1000, "only %ld samples at the four waits", total);
+        tv = 0;
+        for (int i = 0; i < NAP_SITES; i++) {
+            double d = (double)n[i] / (double)total - secs[i] / total_secs;
+            tv += d < 0 ? -d : d;
+        }
+        tv /= 2;
+        fprintf(stderr, "[%s] samples / time at each wait: %s:%ld %.3f/%.3f, "
+                "%s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f; "
+                "distance %.3f (%ld waits cut as stalled)\n", py->label,
+                fn[0], line[0], (double)n[0] / (double)total, secs[0] / total_secs,
+                fn[1], line[1], (double)n[1] / (double)total, secs[1] / total_secs,
+                fn[2], line[2], (double)n[2] / (double)total, secs[2] / total_secs,
+                fn[3], line[3], (double)n[3] / (double)total, secs[3] / total_secs,
+                tv, stalled);
+        /* A whole-machine stall shorter than naps.py's cut still lengthens
+         * the wait it falls in, while the sampler, stopped too, counts its
+         * ticks as missed: a run over the limit that missed more than 5 %
+         * of its ticks tells about the host, not the reader, and is run
+         * once more. */
+        const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+        double ticks = pp_json_num(doc, "processes.0.counters.ticks", -1);
+        double missed = pp_json_num(doc, "processes.0.counters.missed", -1);
+        if (tv <= 0.08 || round || !(ticks > 0 && missed > 0.05 * (ticks + missed)))
+            break;
+        fprintf(stderr, "[%s] %.0f of %.0f ticks missed (the machine stalled): "
+                "running naps.py again\n", py->label, missed, ticks + missed);
     }
-    tv /= 2;
-    fprintf(stderr, "[%s] samples / time at each wait: %s:%ld %.3f/%.3f, "
-            "%s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f, %s:%ld %.3f/%.3f; "
-            "distance %.3f (%ld waits cut as stalled)\n", py->label,
-            fn[0], line[0], (double)n[0] / (double)total, secs[0] / total_secs,
-            fn[1], line[1], (double)n[1] / (double)total, secs[1] / total_secs,
-            fn[2], line[2], (double)n[2] / (double)total, secs[2] / total_secs,
-            fn[3], line[3], (double)n[3] / (double)total, secs[3] / total_secs,
-            tv, stalled);
     pp_expect(py, tv <= 0.08, "the samples at the four waits are %.2f (total "
               "variation) from where the thread waited", tv);
     /* And 150 frames down means all of them. */
