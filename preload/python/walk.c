@@ -134,7 +134,10 @@ static int popped(const struct raw_frame *rf, int owner)
  * (pf_low: the lowest line asked for in this walk), so that a deep walk
  * whose lines the program just wrote on another CPU waits for several
  * misses at once, not for each in turn (pyprof(7), "Timing and cost").
- * Frame objects (3.10) lie anywhere. */
+ * 3.10's frame objects come from pymalloc's pools, which a recursion
+ * fills downwards too (on 3.10.13, 575-590 of 599 callers of a 600-deep
+ * recursion lay 432 or 864 bytes below their callee): prefetching there
+ * took its walks of 300-600 frames from 42-51 to 22-35 microseconds. */
 #define PREFETCH_BELOW 1024
 static uintptr_t pf_low;
 
@@ -142,7 +145,7 @@ static void prefetch_callers(uintptr_t f)
 {
     uintptr_t line = f & ~(uintptr_t)63;
     uintptr_t want = line - PREFETCH_BELOW;
-    if (L->frames == FRAMES_OBJECTS || line < 4096 + PREFETCH_BELOW)
+    if (line < 4096 + PREFETCH_BELOW)
         return;
     uintptr_t hi = pf_low > want && pf_low <= line ? pf_low : line;
     if (hi > want) {

@@ -1,13 +1,21 @@
 /*
  * test_depth.c — the samples of a deep stack that changes faster than it
- * can be read fall at the depths where the program spent its time.
- * tests/py/descend.py goes 600 frames down and back over and over, timing
- * every call and return itself, and prints how its time in descend
- * divides among depths 1-100, 101-200, ... 501-600; the samples of
- * descend, at 1 kHz, must divide about the same way (pyprof(7),
- * "Consistent stacks": a walk the stack outran keeps what it read in
- * time, rather than being read again later at whatever depth the stack
- * then has).
+ * can be read hold the stack the program had when they were taken.
+ * tests/py/descend.py goes 600 frames down and back over and over, and
+ * logs its own clock at every tenth call and return; tests/py/depth_at.py
+ * looks up, for each sample pyprof took of it at 1 kHz (the gecko
+ * format's tick times), how deep the program's log says the stack stood
+ * at that tick, and compares that with the descend frames the sample holds,
+ * per 100 frames (pyprof(7), "Consistent stacks": a walk the stack
+ * outran keeps what it read in time, rather than being read again later
+ * at whatever depth the stack then has).
+ *
+ * Not the share of the program's time per 100 frames, which descend.py
+ * also prints and this test only shows: on the development VMs a tick
+ * reaches a sleeping sampler late, and sooner when the program enters the
+ * kernel (pyprof(7), "When ticks arrive"), so samples gather at the page
+ * faults of CPython's data stack, and how they spread among those depends
+ * on the VM, not on the reader (that comparison measured 0.04-0.50 here).
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +25,15 @@
 #define HZ      1000
 #define BUCKETS 6
 
-PP_TEST(depth, samples_of_a_fast_deep_recursion_fall_where_it_spent_its_time,
-        .timeout = 120)
+PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
+        .timeout = 150)
 {
     const char *dir = pp_tmpdir();
-    struct pp_result run, rep;
-    const char *args[] = { "-S", "-I", pp_script("descend.py"), "6", NULL };
+    char log[512], gecko[512];
+    snprintf(log, sizeof log, "%s.log", dir);
+    snprintf(gecko, sizeof gecko, "%s.gecko.json", dir);
+    struct pp_result run, rep, cmp;
+    const char *args[] = { "-S", "-I", pp_script("descend.py"), "6", log, NULL };
     pp_run_python(&run, py, dir, HZ, NULL, args);
     pp_expect_ok(py, &run, "descend.py");
     double truth[BUCKETS];
@@ -32,56 +43,59 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_fall_where_it_spent_its_time,
                               &truth[5]) == BUCKETS,
               "descend.py printed no truth line: %s", run.out);
 
-    pp_merge(&rep, "collapsed", NULL, dir);
-    struct pp_profile prof;
-    pp_parse_collapsed(py, &rep, &prof);
-    long hist[BUCKETS] = { 0 }, n = 0;
-    for (size_t i = 0; i < prof.n; i++) {
-        size_t d = pp_stack_count(&prof.stacks[i], "descend");
-        if (!d)
-            continue;
-        hist[d > 600 ? BUCKETS - 1 : (d - 1) / 100] += prof.stacks[i].count;
-        n += prof.stacks[i].count;
-    }
-    /* 6 s at 1 kHz of a program that spends a fifth to a half of its time
-     * in descend (the rest folds its clock readings): far fewer would mean
-     * the sampler hardly ran and nothing much was checked. */
-    pp_assert(py, n >= 500, "only %ld samples of descend", n);
-    double tv = 0;
+    pp_merge(&rep, "gecko", NULL, dir);
+    pp_assert(py, rep.code == 0, "pyprof-merge --format gecko: %s", rep.err);
+    FILE *f = fopen(gecko, "w");
+    pp_assert(py, f && fwrite(rep.out, 1, rep.out_len, f) == rep.out_len &&
+              fclose(f) == 0, "cannot write %s", gecko);
+    const char *cargs[] = { py->path, "-S", "-I", pp_script("depth_at.py"),
+                            gecko, log, NULL };
+    pp_run(&cmp, cargs, NULL, 60, NULL, NULL);
+    pp_assert(py, cmp.exited && cmp.code == 0, "depth_at.py: %s: %s",
+              pp_describe(&cmp), cmp.err);
+    long n = 0;
+    double got[BUCKETS], want[BUCKETS], tv = 1;
+    const char *a = strstr(cmp.out, "at-tick ");
+    pp_assert(py, a && sscanf(a, "at-tick %ld %lf/%lf %lf/%lf %lf/%lf %lf/%lf "
+                              "%lf/%lf %lf/%lf distance %lf", &n, &got[0],
+                              &want[0], &got[1], &want[1], &got[2], &want[2],
+                              &got[3], &want[3], &got[4], &want[4], &got[5],
+                              &want[5], &tv) == 2 + 2 * BUCKETS,
+              "depth_at.py printed no at-tick line: %s", cmp.out);
+    double share = 0;     /* the program's time against the samples */
     for (int b = 0; b < BUCKETS; b++) {
-        double d = (double)hist[b] / (double)n - truth[b];
-        tv += d < 0 ? -d : d;
+        double d = got[b] - truth[b];
+        share += d < 0 ? -d : d;
     }
-    tv /= 2;
-    fprintf(stderr, "[%s] %ld samples of descend; per 100 frames, samples / "
-            "time: %.2f/%.2f %.2f/%.2f %.2f/%.2f %.2f/%.2f %.2f/%.2f "
-            "%.2f/%.2f; distance %.3f\n", py->label, n,
-            (double)hist[0] / (double)n, truth[0], (double)hist[1] / (double)n,
-            truth[1], (double)hist[2] / (double)n, truth[2],
-            (double)hist[3] / (double)n, truth[3], (double)hist[4] / (double)n,
-            truth[4], (double)hist[5] / (double)n, truth[5], tv);
-    /* Total variation distance, on a quiet machine (one test at a time,
-     * as CI runs them; 2 runs of 6 s each, 2026-11-27): 0.02-0.09 at
-     * 1 kHz on every interpreter; the reader before, which read the whole
-     * stack again whenever the second read missed its first frame, put
-     * most of 3.10's samples in the first 100 frames (0.47-0.57).  Not
-     * 10 kHz: descend's cycle there lasts about one tick, and ticks and
-     * program can lock in step.  At load 3 and more a thread waiting for
-     * a CPU is read whole by any reader, which moves it less. */
-    pp_expect(py, tv <= 0.25, "the samples of descend are %.2f (total variation) "
-              "from where it spent its time", tv);
+    fprintf(stderr, "[%s] %ld samples taken inside a descent; per 100 "
+            "frames, samples / stack at their ticks: %.2f/%.2f %.2f/%.2f "
+            "%.2f/%.2f %.2f/%.2f %.2f/%.2f %.2f/%.2f; distance %.3f "
+            "(against its time: %.2f %.2f %.2f %.2f %.2f %.2f, %.3f)\n",
+            py->label, n, got[0], want[0], got[1], want[1], got[2], want[2],
+            got[3], want[3], got[4], want[4], got[5], want[5], tv, truth[0],
+            truth[1], truth[2], truth[3], truth[4], truth[5], share / 2);
+    /* 6 s at 1 kHz of a program that spends a fifth to a half of its time
+     * descending (the rest folds its clock readings): far fewer would mean
+     * the sampler hardly ran and nothing much was checked. */
+    pp_assert(py, n >= 500, "only %ld samples taken inside a descent", n);
+    /* Total variation distance; its spread over 20 runs on a quiet
+     * machine and 5 beside two CPU hogs, per interpreter, is in
+     * tests/integration/README.md.  A reader that reads the stack 100
+     * microseconds after its tick measured 0.29 (3.11.2), 20
+     * microseconds 0.045. */
+    pp_expect(py, tv <= 0.10, "the samples of descend are %.3f (total "
+              "variation) from where its stack stood at their ticks", tv);
     /* Nor may the turn at the bottom, where the stack returns faster than
      * it is read, lose its samples: 3.14 and 3.15 clear a frame's code as
      * they pop it, and a reader that took such a frame for a torn chain
-     * read the stack again later, higher up (0.06 of the samples in
-     * 501-600 frames, where the program spent 0.15-0.16 of its time;
-     * now 0.11-0.13).  3.10 frees a frame object as it returns, link to
-     * its caller and all, so a walk that meets one can only be read
-     * again: 0.06-0.10 there (pyprof(7), "Consistent stacks"). */
-    if (py->minor >= 11)
-        for (int b = 0; b < BUCKETS; b++)
-            pp_expect(py, (double)hist[b] / (double)n >= truth[b] / 2,
-                      "frames %d-%d of descend have %.2f of its samples, "
-                      "against %.2f of its time", b * 100 + 1, b * 100 + 100,
-                      (double)hist[b] / (double)n, truth[b]);
+     * read the stack again later, higher up.  3.10 frees a frame object
+     * as it returns, link to its caller and all, so a walk that meets one
+     * can only be read again: its deepest 100 frames keep 0.65-0.95 of
+     * their share since its walks prefetch (0.06-0.6 before; pyprof(7),
+     * "Consistent stacks"). */
+    for (int b = 0; b < BUCKETS; b++)
+        pp_expect(py, got[b] >= want[b] * (py->minor >= 11 ? 0.7 : 0.5),
+                  "frames %d-%d of descend have %.2f of its samples, "
+                  "against %.2f of the ticks that found the stack there",
+                  b * 100 + 1, b * 100 + 100, got[b], want[b]);
 }

@@ -4,10 +4,18 @@ clock on entry and exit so that the program knows how long its stack stood
 at each depth.  Prints "truth S0 .. S5": the share of the time in descend
 spent 1-100, 101-200, ... 501-600 frames of descend deep.
 
-    python descend.py [SECONDS]
+    python descend.py [SECONDS [LOG]]
+
+With LOG, also writes there where the stack stood when: a first line
+"offset NS per N" (CLOCK_REALTIME minus this program's clock, which is
+CLOCK_MONOTONIC; N clock readings per descent), then, as native 64-bit
+integers, N readings for each descent: the clock at every tenth of its
+1,200 calls and returns (event 0, 10, ... 1190) and at its last return.
+tests/py/depth_at.py reads it.
 """
 import sys
 import time
+from array import array
 
 sys.setrecursionlimit(5000)
 DEPTH = 600
@@ -31,15 +39,37 @@ def fold(events, hist):
         hist[min((d - 1) // BUCKET, DEPTH // BUCKET - 1)] += events[i + 1] - events[i]
 
 
-def main(secs):
+def offset():
+    """CLOCK_REALTIME minus ns(), from the closest of a few paired reads."""
+    best = None
+    for _ in range(20):
+        a = time.time_ns()
+        m = ns()
+        b = time.time_ns()
+        if best is None or b - a < best[0]:
+            best = (b - a, (a + b) // 2 - m)
+    return best[1]
+
+
+def main(secs, log_path):
     hist = [0] * (DEPTH // BUCKET)
+    kept = array("q") if log_path else None
     end = time.monotonic() + secs
     while time.monotonic() < end:
         del ev[:]
         descend(DEPTH - 1)
+        if kept is not None:
+            kept.extend(ev[::10])
+            kept.append(ev[-1])
         fold(ev, hist)
     total = sum(hist) or 1
     print("truth " + " ".join("%.4f" % (h / total) for h in hist))
+    if log_path:
+        per = len(ev[::10]) + 1
+        with open(log_path, "wb") as f:
+            f.write(b"offset %d per %d\n" % (offset(), per))
+            kept.tofile(f)
 
 
-main(float(sys.argv[1]) if len(sys.argv) > 1 else 4.0)
+main(float(sys.argv[1]) if len(sys.argv) > 1 else 4.0,
+     sys.argv[2] if len(sys.argv) > 2 else None)
