@@ -12,6 +12,7 @@
  * exec hooks handle it.
  */
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/config.h"
@@ -32,7 +33,7 @@ void hooks_fork_init(void)
     real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
 }
 
-static void become_child(void)
+static void become_child(uint32_t forker)
 {
     /* The parent samples (fork() is only wrapped then), so it has or will
      * have a file even if its first tick has not come yet: name it. */
@@ -43,7 +44,7 @@ static void become_child(void)
     pp_state.ppid = getppid();
     writer_after_fork();
     sampler_after_fork();
-    pyvm_after_fork();
+    pyvm_after_fork(forker);
     /* PYPROF_FOLLOW=0 profiles the command only, not its fork children
      * (pyprof(7), Following children). */
     if (pp_config.follow)
@@ -60,10 +61,13 @@ PP_EXPORT pid_t fork(void)
         hooks_dlopen_check();     /* a pre-fork server that loaded Python */
     if (!pp_profile_sampling())
         return real_fork();
+    /* The thread that forks is the child's one thread, whatever the
+     * interpreter's thread state says (pyvm_after_fork). */
+    uint32_t forker = (uint32_t)syscall(SYS_gettid);
     sampler_pause();
     pid_t pid = real_fork();
     if (pid == 0) {
-        become_child();
+        become_child(forker);
         return 0;
     }
     sampler_resume();

@@ -98,7 +98,13 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
 typedef void (*pyvm_reject_fn)(uintptr_t tstate, uint32_t native_tid);
 void pyvm_on_reject(pyvm_reject_fn fn);
 
-/* Forget per-thread caches (after fork in the child). */
-void pyvm_after_fork(void);
+/* Forget per-thread caches (after fork in the child).  forker: the
+ * parent's id of the thread that called fork, which is the child's one
+ * thread, its id now the child's pid.  CPython's own fork handling
+ * (PyOS_AfterFork_Child) writes the new id into that thread's state; a
+ * process forked from C without it (uWSGI's workers, unless
+ * --py-call-osafterfork) keeps the parent's id there, which the walk then
+ * reads as the child's (pyprof(7), Fork). */
+void pyvm_after_fork(uint32_t forker);
 
 #endif

@@ -718,11 +718,20 @@ static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     return n;
 }
 
+/* The ids the thread that forked this process may have in its thread
+ * state (the parent's id of it, and, when the parent had itself been
+ * forked by that thread, the id the grandparent's state gave it), and its
+ * id here (pyvm_after_fork); 0 before any fork. */
+static uint32_t forked_from[2], forked_as;
+
 static uint32_t native_tid(const uint8_t *ts)
 {
     if (L->ts_native_tid) {
         uint64_t v;
         memcpy(&v, ts + L->ts_native_tid, sizeof v);
+        if (v && forked_as && ((uint32_t)v == forked_from[0] ||
+                               (uint32_t)v == forked_from[1]))
+            return forked_as;
         return (uint32_t)v;
     }
     if (pthread_tid_off < 0)
@@ -964,8 +973,11 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     return passed;
 }
 
-void pyvm_after_fork(void)
+void pyvm_after_fork(uint32_t forker)
 {
+    forked_from[1] = forked_as && forker == forked_as ? forked_from[0] : 0;
+    forked_from[0] = forker;
+    forked_as = (uint32_t)getpid();
     out_tstate = 0;
     for (unsigned i = 0; i < TS_SLOTS; i++) {
         ts_caches[i].tstate = 0;

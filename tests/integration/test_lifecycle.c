@@ -258,6 +258,49 @@ PP_TEST(lifecycle, os_fork_warns_about_threads_only_as_it_would_unprofiled,
     fork_warning(py, "threads");
 }
 
+/* tests/py/cfork.py MODE: a process forked from C without
+ * PyOS_AfterFork_Child (uWSGI's workers), by the main thread or by a
+ * second one.  The child's thread state still names the thread of the
+ * parent that forked; the child's one thread is that thread, and its
+ * samples must be where it works (pyprof(7), Fork).  A build that took
+ * the parent's id for a thread that has ended recorded none. */
+static void forked_from_c(const struct pp_python *py, const char *mode)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("cfork.py"), mode, "1", NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "cfork.py");
+    long pid = 0;
+    int code = -1;
+    const char *line = strstr(run.out, "child ");
+    pp_assert(py, line && sscanf(line, "child %ld exit %d", &pid, &code) == 2,
+              "cfork.py %s printed no child line: %s", mode, run.out);
+    pp_expect(py, code == 0, "cfork.py %s: the child exited %d", mode, code);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+    const struct pp_json *p = pp_json_process(doc, pid, "fork");
+    pp_assert(py, p != NULL, "cfork.py %s: no process %ld started by fork in "
+              "the report", mode, pid);
+    double ticks = pp_json_num(p, "counters.ticks", 0);
+    double n = pp_json_samples_in(doc, pid, "child_work");
+    double parent = pp_json_samples_in(doc, run.pid, "parent_work");
+    /* The child works for all but its first and last moments: most of
+     * the ticks it served sample child_work, and it served a good part
+     * of the 1 s asked even on a loaded machine. */
+    pp_expect(py, ticks >= 0.3 * HZ && n >= 0.7 * ticks,
+              "cfork.py %s: the child's child_work has %.0f samples in %.0f "
+              "ticks", mode, n, ticks);
+    pp_expect(py, parent >= 0.3 * HZ, "cfork.py %s: the parent's parent_work "
+              "has %.0f samples", mode, parent);
+}
+
+PP_TEST(lifecycle, a_process_forked_from_c_without_cpythons_fork_handling_is_sampled_where_it_works,
+        .timeout = 90)
+{
+    forked_from_c(py, "main");
+    forked_from_c(py, "thread");
+}
+
 /* Lines of fatal_exits.py without their pids: "work_hup signal 1 core 0". */
 static void exits_without_pids(const char *out, char *buf, size_t cap)
 {
