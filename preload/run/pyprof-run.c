@@ -6,7 +6,8 @@
  *
  * The command gets exactly the signal dispositions and mask pyprof-run was
  * given (as nohup, timeout and env leave them): a signal ignored at start
- * is neither caught here nor reset in the command.
+ * stays ignored in the command, and is still forwarded to it from here
+ * (pyprof-run(1), SIGNALS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,10 +72,13 @@ static struct {
 } given;
 static sigset_t waiting_mask;   /* ppoll's: SIGCHLD and the forwarded open */
 
-/* Catches the forwarded signals that were not ignored and SIGCHLD
- * (whatever it was given: an ignored SIGCHLD would reap the command
- * before we could read its status).  SIGCHLD stays blocked except in
- * ppoll(), so that its arrival cannot fall between waitpid and ppoll. */
+/* Catches the forwarded signals and SIGCHLD (whatever it was given: an
+ * ignored SIGCHLD would reap the command before we could read its
+ * status).  SIGCHLD stays blocked except in ppoll(), so that its arrival
+ * cannot fall between waitpid and ppoll.  A signal given ignored is
+ * caught too and forwarded: the command starts with it ignored, and what
+ * it does with the signal is the command's (a server such as uWSGI
+ * installs its own SIGINT handler over a background job's ignored one). */
 static void take_signals(void)
 {
     sigset_t block;
@@ -90,8 +94,6 @@ static void take_signals(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NFORWARDED; i++) {
         sigaction(forwarded[i], NULL, &given.act[i]);
-        if (given.act[i].sa_handler == SIG_IGN)
-            continue;
         sigaction(forwarded[i], &sa, NULL);
         /* A signal blocked in the command is forwarded all the same: it
          * then waits there, pending, as if sent to the command itself. */

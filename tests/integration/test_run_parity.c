@@ -85,6 +85,68 @@ PP_TEST(run_parity, command_keeps_ignored_and_blocked_signals, .timeout = 90)
               "SIGUSR1 is not pending:\n%s", run.out);
 }
 
+/* A server started in the background by a start script (SIGINT ignored,
+ * as a non-interactive shell starts a background job) that installs its
+ * own SIGINT handler, as uWSGI does: `kill -INT` of what the script
+ * started, the server itself or pyprof-run, must run that handler; and
+ * Ctrl-C at a terminal, which signals the whole foreground process group
+ * (pyprof-run and the command), must reach the command once.  Builds
+ * before 2026-11-28 caught in pyprof-run only the signals it had not been
+ * given ignored, and the server never heard of the first. */
+static const char background[] =
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n";
+
+struct interrupter { const char *ready; int sent; };
+
+static void interrupt_when_ready(void *arg, pid_t pid)
+{
+    struct interrupter *s = arg;
+    if (s->sent || access(s->ready, F_OK) != 0)
+        return;
+    kill(pid, SIGINT);
+    s->sent = 1;
+}
+
+Test(run_parity, a_servers_own_sigint_handler_gets_kill_int_and_one_ctrl_c,
+     .timeout = 90)
+{
+    const char *py = "/usr/bin/python3";
+    for (int under_run = 0; under_run < 2; under_run++) {
+        char ready[4096];
+        snprintf(ready, sizeof ready, "%s/ready", pp_tmpdir());
+        const char *plain[] = { py, "-c", background, py,
+                                pp_script("sigint_server.py"), ready, NULL };
+        const char *profiled[] = { py, "-c", background, getenv("PYPROF_TEST_RUN"),
+                                   "-q", "-o", pp_tmpdir(), "--", py,
+                                   pp_script("sigint_server.py"), ready, NULL };
+        struct interrupter s = { ready, 0 };
+        struct pp_result r;
+        pp_run(&r, under_run ? profiled : plain, NULL, 40, interrupt_when_ready, &s);
+        cr_assert(s.sent, "the server never became ready: %s\n%s", r.out, r.err);
+        cr_expect(r.exited && r.code == 0 && strstr(r.out, "sigint 1\n"),
+                  "kill -INT of the started %s: the server printed \"%s\" and "
+                  "ended with %s", under_run ? "pyprof-run" : "server", r.out,
+                  pp_describe(&r));
+
+        char tty_ready[4096];
+        snprintf(tty_ready, sizeof tty_ready, "%s/ready", pp_tmpdir());
+        const char *tty[] = { py, pp_script("ctrl_c.py"), tty_ready,
+                              getenv("PYPROF_TEST_RUN"), "-q", "-o", pp_tmpdir(),
+                              "--", py, pp_script("sigint_server.py"), tty_ready,
+                              NULL };
+        const char *tty_plain[] = { py, pp_script("ctrl_c.py"), tty_ready, py,
+                                    pp_script("sigint_server.py"), tty_ready, NULL };
+        struct pp_result t;
+        pp_run(&t, under_run ? tty : tty_plain, NULL, 40, NULL, NULL);
+        cr_expect(t.exited && t.code == 0 && strstr(t.out, "sigint 1\n") &&
+                  strstr(t.out, "status 0\n"),
+                  "Ctrl-C at a terminal%s: \"%s\"", under_run ? " under pyprof-run" : "",
+                  t.out);
+    }
+}
+
 /* Splits r->err into what the tree printed (everything before the first
  * line pyprof-run starts with "pyprof: ") and pyprof-run's summary. */
 static const char *summary_of(const struct pp_result *r, size_t *tree_len)
