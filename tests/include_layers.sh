@@ -47,10 +47,11 @@ out=$(find preload -name '*.[ch]' | LC_ALL=C sort | while read -r f; do
 			echo "$f:$line: #include \"$inc\": name the layer folder"
 			continue
 		fi
-		if [ "$layer" = run ]; then
+		if [ "$layer" = run ] && [ "$first" != run ]; then
 			echo "$f:$line: pyprof-run includes the library's \"$inc\""
 			continue
 		fi
+		[ "$layer" = run ] && continue    # pyprof-run's own headers
 		mine=$(rank_of "$layer")
 		theirs=$(rank_of "$first")
 		if [ "$theirs" -lt 0 ]; then

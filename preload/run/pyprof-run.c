@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pyprof/unprofiled.h"
+#include "run/stragglers.h"
 #include "unprofiled.h"
 
 static volatile pid_t child;   /* 0 once reaped */
@@ -254,6 +255,41 @@ static int wait_command(int sock, const char *dir, int *st)
     return 0;
 }
 
+/* How long the report and the summary wait for processes of the tree
+ * still writing their profile once the command has ended (pyprof-run(1),
+ * REPORT). */
+#define LINGER_MS 3000
+#define LINGER_STEP_MS 20
+
+/* Waits, at most LINGER_MS, for the processes of the tree that still
+ * write their profile (stragglers.h), taking the records sent meanwhile;
+ * then names those still writing. */
+static void wait_stragglers(int sock, const char *dir, int quiet)
+{
+    pid_t pids[8];
+    size_t n = 0;
+    struct pollfd p = { .fd = sock, .events = POLLIN };
+    for (int waited = 0; ; waited += LINGER_STEP_MS) {
+        n = stragglers_find(dir, pids, sizeof pids / sizeof *pids);
+        if (!n || waited >= LINGER_MS)
+            break;
+        struct timespec step = { 0, LINGER_STEP_MS * 1000000L };
+        if (ppoll(&p, sock >= 0 ? 1 : 0, &step, &waiting_mask) > 0)
+            receive_records(sock, dir);
+    }
+    if (quiet)
+        return;
+    for (size_t i = 0; i < n && i < sizeof pids / sizeof *pids; i++) {
+        char cmd[160];
+        stragglers_command(pids[i], cmd, sizeof cmd);
+        fprintf(stderr, "pyprof: process %d (%s) was still running %d s after the "
+                        "command ended; its profile so far is in the report, "
+                        "marked incomplete\n", (int)pids[i], cmd, LINGER_MS / 1000);
+    }
+    if (n > sizeof pids / sizeof *pids)
+        fprintf(stderr, "pyprof: ... and %zu more\n", n - sizeof pids / sizeof *pids);
+}
+
 static int file_exists(const char *p)
 {
     return access(p, R_OK) == 0;
@@ -464,6 +500,7 @@ int main(int argc, char **argv)
     sigset_t all, ours;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &ours);
+    stragglers_mark_start();
     child = fork();
     if (child < 0) {
         sigprocmask(SIG_SETMASK, &ours, NULL);
@@ -499,6 +536,8 @@ int main(int argc, char **argv)
         perror("pyprof-run: waitpid");
         return 2;
     }
+    if (report || !quiet)
+        wait_stragglers(sock, dir, quiet);
     if (sock >= 0)
         close(sock);
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -199,6 +199,67 @@ Test(options, pyprof_run_forwards_signals_to_the_command, .timeout = 60)
 /* pyprof-merge's own options on a two-process profile (a parent and its
  * fork child): --pid, --top, -o, --group process, and its exit status
  * for damaged and for unreadable input. */
+/* pyprof-run --report over a tree whose Python child outlives the
+ * command (tests/py/linger.py), as multiprocessing's resource tracker does
+ * by a few milliseconds: the report waits for it and shows every process
+ * complete; a child that lives 10 s more (a daemon) does not hold
+ * pyprof-run past its bound (3 s, pyprof-run(1) REPORT), and is named as
+ * still running.  Builds before 2026-11-28 merged as soon as the command
+ * ended and showed such a child incomplete. */
+static void linger(const char *seconds, struct pp_result *r, const char *report,
+                   long *child)
+{
+    const char *dir = pp_tmpdir();
+    const char *argv[] = { getenv("PYPROF_TEST_RUN"), "-o", dir, "--report", report,
+                           "--", "/usr/bin/python3", pp_script("linger.py"), seconds,
+                           NULL };
+    pp_run(r, argv, NULL, 60, NULL, NULL);
+    *child = -1;
+    const char *c = strstr(r->out, "child ");
+    cr_assert(c && sscanf(c, "child %ld", child) == 1 && *child > 0,
+              "linger.py %s printed no child: %s\n%s", seconds, r->out, r->err);
+    cr_expect(r->exited && r->code == 0, "pyprof-run -- linger.py %s: %s\n%s",
+              seconds, pp_describe(r), r->err);
+}
+
+Test(options, pyprof_run_reports_the_tree_as_it_ended_within_a_bound, .timeout = 90)
+{
+    char report[4096], err[256];
+    snprintf(report, sizeof report, "%s/report.json", pp_tmpdir());
+    struct pp_result r;
+    long child;
+    linger("0.05", &r, report, &child);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = fopen(report, "r");
+    cr_assert(f, "no report %s", report);
+    cr_assert(getdelim(&text, &len, 0, f) > 0, "empty report");
+    fclose(f);
+    struct pp_json *doc = pp_json_parse(text, err, sizeof err);
+    cr_assert(doc, "bad JSON report: %s", err);
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    cr_expect(procs && procs->n == 2, "expected the command and its child in the "
+              "report, found %zu processes", procs ? procs->n : 0);
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *c = pp_json_get(&procs->items[i], "complete");
+        cr_expect(c && c->type == PP_JBOOL && c->num == 1, "process %.0f is "
+                  "incomplete in the report (the child ended 50 ms after the "
+                  "command)", pp_json_num(&procs->items[i], "pid", -1));
+    }
+    cr_expect(!strstr(r.err, "still running"), "pyprof-run named a process still "
+              "running: %s", r.err);
+    free(text);
+
+    linger("10", &r, report, &child);
+    kill((pid_t)child, SIGKILL);
+    char want[64];
+    snprintf(want, sizeof want, "process %ld (", child);
+    cr_expect(strstr(r.err, want) && strstr(r.err, "still running"),
+              "pyprof-run did not name the child still running:\n%s", r.err);
+    cr_expect(r.seconds < 7, "pyprof-run took %.1f s to return beside a child "
+              "that lives 10 s more", r.seconds);
+}
+
 PP_TEST(options, pyprof_merge_selects_limits_groups_and_reports_damage, .timeout = 90)
 {
     const char *dir = pp_tmpdir();
