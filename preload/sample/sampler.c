@@ -54,7 +54,8 @@ struct thread_slot {
     uint32_t idx;           /* writer's thread index; 0 = free slot        */
     uintptr_t tstate;
     uint64_t cpu_ns;
-    uint64_t wall_ns;       /* tick time of the thread's previous sample   */
+    double credit;          /* CPU time not yet counted, in ticks (on_cpu) */
+    double threshold;       /* the credit the next PP_SAMPLE_ON_CPU takes  */
 };
 
 /* Shared with the threads that start, pause and end the sampler
@@ -128,6 +129,48 @@ static void thread_name(uint32_t tid, char *name, size_t cap)
     }
 }
 
+/* A number drawn from (0, 1] (xorshift64*, seeded once per image from its
+ * pid and the clock: only spreads the flags of on_cpu, no secret). */
+static uint64_t rng_state;
+
+static double uniform01(void)
+{
+    if (!rng_state)
+        rng_state = (mono_ns() ^ ((uint64_t)pp_state.pid << 32)) | 1;
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    uint64_t v = (rng_state * 0x2545F4914F6CDD1DULL) >> 11;     /* 53 bits */
+    return ((double)v + 1.0) / 9007199254740992.0;
+}
+
+/* Whether this sample takes PP_SAMPLE_ON_CPU.  Counted, a thread's
+ * flagged samples give its CPU time in ticks, at any load (pyprof(7), "CPU
+ * mode"; pyprof(5)): the CPU time the kernel counted since the thread's
+ * previous sample goes to its credit, in ticks of the rate asked, and a
+ * sample takes the flag when the credit reaches a threshold drawn anew
+ * from (0, 1] after each flag, which spends one tick of it.  So a thread
+ * that gets a third of a CPU has about one sample in three flagged, spread
+ * at random, rather than none because it never ran for half of an
+ * interval.  CPU time beyond CREDIT_MAX ticks (a thread not sampled for a
+ * while: ticks missed, stacks rejected) is dropped rather than lent to
+ * the stacks of later samples. */
+#define CREDIT_MAX 2.0
+
+static int on_cpu(struct thread_slot *s, uint64_t cpu)
+{
+    if (s->cpu_ns == UINT64_MAX || cpu <= s->cpu_ns)
+        return 0;
+    s->credit += (double)(cpu - s->cpu_ns) * (double)pp_config.hz / 1e9;
+    if (s->credit > CREDIT_MAX)
+        s->credit = CREDIT_MAX;
+    if (s->credit < s->threshold)
+        return 0;
+    s->credit -= 1.0;
+    s->threshold = uniform01();
+    return 1;
+}
+
 /* The slot for (tid, tstate): a tid reused by a new thread, or a thread
  * state reused by a new thread, gets a new index and name. */
 static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
@@ -147,6 +190,8 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
     s->tstate = tstate;
     s->idx = ++next_thread_idx;
     s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
+    s->credit = 0;
+    s->threshold = uniform01();
     char name[64];
     thread_name(tid, name, sizeof name);
     writer_thread(s->idx, tid, name);
@@ -172,7 +217,7 @@ static void on_reject(uintptr_t tstate, uint32_t tid)
 
 static void on_thread(void *ctx, const struct pyvm_thread *t)
 {
-    uint64_t now = *(const uint64_t *)ctx;
+    (void)ctx;
     uint64_t cpu = 0;
     /* No Python frame: nothing to attribute.  This also covers a thread
      * state not yet bound to its thread, which still carries its
@@ -193,16 +238,10 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
     if (!s)
         return;
-    /* On CPU = ran for at least half of the time since this thread's
-     * previous sample.  "Any CPU at all" would count a thread that only
-     * woke for a few microseconds (GIL hand-offs, timers) as busy; this
-     * way the cpu-mode count estimates CPU time without bias. */
     unsigned flags = t->flags;
-    if (s->cpu_ns != UINT64_MAX && cpu > s->cpu_ns &&
-        (cpu - s->cpu_ns) * 2 >= now - s->wall_ns)
+    if (on_cpu(s, cpu))
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
-    s->wall_ns = now;
     writer_sample(s->idx, t, flags);
     counters.samples++;
 }
