@@ -27,6 +27,7 @@ struct pp_state {
     uint64_t uid;          /* unique id of this image (file name, header)  */
     uint64_t parent_uid;   /* uid of the profiled image that started us, 0 */
     int      started_by;   /* enum pp_started_by                           */
+    uint64_t forked_ns;    /* CLOCK_MONOTONIC at fork, in a fork child     */
     char   **argv;         /* the program's argv, as the constructor got it */
     char     preload_path[4096]; /* absolute path of libpyprof.so          */
     /* PYPROF_PARENT as this process received it ("" if absent).  Passed on

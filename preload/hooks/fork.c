@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/identity.h"
 #include "hooks/hooks.h"
@@ -42,6 +43,7 @@ static void become_child(uint32_t forker)
     pp_state.uid = pp_new_uid();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
+    pp_state.forked_ns = pp_clock_ns(CLOCK_MONOTONIC);
     writer_after_fork();
     sampler_after_fork();
     pyvm_after_fork(forker);

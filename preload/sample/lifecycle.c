@@ -6,11 +6,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/identity.h"
 #include "base/log.h"
 #include "pyprof/format.h"
 #include "sample/lifecycle.h"
 #include "sample/sampler.h"
+
+/* How soon after its fork a child's exec makes the pair one spawn. */
+#define SPAWN_WINDOW_NS 20000000ULL
 
 void pp_start(int started_by)
 {
@@ -41,9 +45,12 @@ int pp_before_exec(void)
         return 0;
     /* fork() then exec() at once (subprocess with preexec_fn, shells) is
      * one way of spawning: the short-lived fork child leaves no file and
-     * the exec'd program names the fork child's parent as its own. */
+     * the exec'd program names the fork child's parent as its own.  "At
+     * once" is a time, not "before the first sample": the child's few
+     * samples of subprocess's own work before the exec are dropped with
+     * it (pyprof(7), Following children). */
     int discard = pp_state.started_by == PP_START_FORK &&
-                  sampler_samples() == 0;
+                  pp_clock_ns(CLOCK_MONOTONIC) - pp_state.forked_ns < SPAWN_WINDOW_NS;
     sampler_discard_on_end(discard);
     pp_finish(PP_END_EXEC, 0);
     if (discard && pp_state.parent_uid)

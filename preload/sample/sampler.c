@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -89,6 +91,19 @@ static int main_gone;       /* the main thread ended with pthread_exit */
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
 static uint64_t mono_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
+
+/* Wakes whoever waits for the end to be served (sampler_end,
+ * sampler_wait_ended). */
+static void wake_waiters(void)
+{
+    syscall(SYS_futex, (int *)&acked, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void ack(void)
+{
+    atomic_store(&acked, 1);
+    wake_waiters();
+}
 
 /* ------------------------------------------------------------ threads */
 
@@ -528,7 +543,7 @@ static void *sampler_main(void *arg)
     if (may_spin()) {
         spin_loop(&set);
         running = 0;
-        atomic_store(&acked, 1);
+        ack();
         return leave();
     }
     timer_t timer;
@@ -537,6 +552,7 @@ static void *sampler_main(void *arg)
         if (python_starts(&set))
             pp_not_profiled("timer_create: %s", strerror(e));
         running = 0;
+        wake_waiters();
         return leave();
     }
     /* The timer's expiries, for count_late and for overruns that came
@@ -544,6 +560,14 @@ static void *sampler_main(void *arg)
     start_deadlines();
     for (;;) {
         siginfo_t si;
+        /* An end posted before this thread named itself came with no kick
+         * (sampler_end): a child that exits or execs at once must not wait
+         * for the first tick. */
+        if (atomic_load(&request) == REQ_FINISH) {
+            count_late();
+            serve_request();
+            break;
+        }
         if (take_signal(&set, &si, NULL) < 0)
             continue;
         if (atomic_load(&request) == REQ_FINISH) {
@@ -564,7 +588,7 @@ static void *sampler_main(void *arg)
     }
     timer_delete(timer);
     running = 0;
-    atomic_store(&acked, 1);
+    ack();
     return leave();
 }
 
@@ -636,15 +660,15 @@ void sampler_after_fork(void)
 
 void sampler_on_file(void (*fn)(void)) { file_created = fn; }
 
-uint64_t sampler_samples(void) { return counters.samples; }
-
 void sampler_discard_on_end(int discard) { discard_on_finish = discard; }
 
-static void sleep_ms(long ms)
+/* Waits at most 1 ms for acked to leave 0 (a futex: the sampler wakes the
+ * waiters as it acks, so an end costs what serving it costs, not a
+ * millisecond's sleep). */
+static void wait_ack_ms(void)
 {
-    struct timespec ts = { 0, ms * 1000000L };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+    struct timespec ts = { 0, 1000000L };
+    syscall(SYS_futex, (int *)&acked, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
 void sampler_end(int how, int value)
@@ -652,18 +676,23 @@ void sampler_end(int how, int value)
     req_how = how;
     req_value = value;
     atomic_store(&request, REQ_FINISH);
+    /* Kicked as soon as it has named itself (before that it looks at the
+     * request before it waits: sampler_main), again every 50 ms. */
+    pid_t kicked = 0;
     for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked) && running; i++) {
         pid_t tid = atomic_load(&sampler_tid);
-        if (tid && i % 50 == 0)
+        if (tid && (tid != kicked || i % 50 == 0)) {
             syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
-        sleep_ms(1);
+            kicked = tid;
+        }
+        wait_ack_ms();
     }
 }
 
 void sampler_wait_ended(void)
 {
     for (int i = 0; i < WAIT_LIMIT_MS && !atomic_load(&acked); i++)
-        sleep_ms(1);
+        wait_ack_ms();
 }
 
 int sampler_ended(void) { return atomic_load(&acked) && !running; }

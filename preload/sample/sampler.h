@@ -40,9 +40,6 @@ void sampler_wait_ended(void);
 void sampler_discard_on_end(int discard);
 int sampler_ended(void);
 
-/* Thread-samples written to the file so far. */
-uint64_t sampler_samples(void);
-
 /* Fork support: sampler_pause() waits until no tick is in progress and
  * keeps the next one from starting; sampler_resume() undoes it in the
  * parent; sampler_after_fork() drops the (absent) thread in the child. */
