@@ -64,7 +64,14 @@ cd build-check
 ../configure -q --enable-werror
 make -s -j2
 if ! make -s -j2 check; then
-    for f in tests/*.log; do echo "==== $f"; tail -n 60 "$f"; done
+    # Criterion names a failing test and its assertions where they happen,
+    # often hundreds of lines before a log's end: those lines first.
+    for f in tests/*.log; do
+        echo "==== $f"
+        grep -E '^\[----\] .*(Assertion|Failed|failed)|^\[FAIL\]|^\[----\]   ' "$f" | head -n 80 || true
+        echo "---- its last lines"
+        tail -n 40 "$f"
+    done
     exit 1
 fi
 cat tests/*.log | grep -E '^\[====\] Synthesis|^SKIP' || true

@@ -9,6 +9,12 @@
  * forked from C without CPython's fork handling (pyprof(7), Fork), driven
  * by tests/py/uwsgi_drive.py, which counts the workers that answered and
  * how long each spent in hot by its own clock.
+ *
+ * Celery (prefork, a Redis the driver starts on loopback), uvicorn
+ * --workers 2, a Dask LocalCluster, gevent monkey-patched with a
+ * subprocess, and joblib's loky: driven by tests/py/server_drive.py, which
+ * also counts the tree's Python processes from /proc, so that "every
+ * process is in the report" does not take pyprof's word for the tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +32,8 @@ struct drive {
     int hung;
     size_t n;
     struct { long pid, requests; double secs; } served[16];
+    size_t npy;
+    long python[32];
 };
 
 static void parse_drive(const char *out, struct drive *d)
@@ -40,6 +48,8 @@ static void parse_drive(const char *out, struct drive *d)
                                      &d->served[d->n].requests,
                                      &d->served[d->n].secs) == 3)
             d->n++;
+        if (d->npy < 32 && sscanf(p, "python %ld", &d->python[d->npy]) == 1)
+            d->npy++;
         sscanf(p, "master %ld", &d->master);
         sscanf(p, "status %ld", &d->status);
         sscanf(p, "left %ld", &d->left);
@@ -48,25 +58,75 @@ static void parse_drive(const char *out, struct drive *d)
     }
 }
 
-static void drive(struct drive *d, const char *mode, int port, const char *dir)
+/* Runs DRIVER (a script in tests/py) for mode, plainly (dir NULL) or under
+ * pyprof-run writing to dir. */
+static void drive(struct drive *d, const char *driver, const char *mode, int port,
+                  const char *dir)
 {
     char portstr[16];
     snprintf(portstr, sizeof portstr, "%d", port);
     char hz[16];
     snprintf(hz, sizeof hz, "%d", HZ);
     const char *tmp = pp_tmpdir();
-    const char *plain[] = { "/usr/bin/python3", pp_script("uwsgi_drive.py"), mode,
+    const char *plain[] = { "/usr/bin/python3", pp_script(driver), mode,
                             portstr, tmp, NULL };
-    const char *pre[] = { "/usr/bin/python3", pp_script("uwsgi_drive.py"), mode,
+    const char *pre[] = { "/usr/bin/python3", pp_script(driver), mode,
                           portstr, tmp, getenv("PYPROF_TEST_RUN"), "-q", "-o", dir,
                           "-r", hz, "--", NULL };
     struct pp_result r;
-    pp_run(&r, dir ? pre : plain, NULL, 120, NULL, NULL);
-    cr_assert(r.exited && r.code == 0, "uwsgi %s%s: %s\n%s%s", mode,
+    pp_run(&r, dir ? pre : plain, NULL, 240, NULL, NULL);
+    cr_assert(r.exited && r.code == 0, "%s %s%s: %s\n%s%s", driver, mode,
               dir ? " under pyprof-run" : "", pp_describe(&r), r.out, r.err);
     parse_drive(r.out, d);
-    cr_assert(d->master > 0 && d->n >= 2 && d->results[0],
-              "uwsgi %s: the driver printed:\n%s", mode, r.out);
+    cr_assert(d->n >= 2 && d->results[0],
+              "%s %s: fewer than 2 processes did the work; the driver printed:\n%s",
+              driver, mode, r.out);
+}
+
+/* What every server test checks of a plain run and a run under pyprof-run
+ * of the same job: the same results and exit status, no hang, nothing
+ * left running, and each process that ran hot present, complete and with
+ * samples of hot for about the time its own clock gave it. */
+static const struct pp_json *compare(const char *name, const struct drive *plain,
+                                     const struct drive *pre, const char *dir)
+{
+    cr_expect(!plain->hung && !pre->hung, "%s did not stop when told to "
+              "(plainly: %s, under pyprof-run: %s)", name,
+              plain->hung ? "hung" : "stopped", pre->hung ? "hung" : "stopped");
+    cr_expect(!strcmp(plain->results, pre->results), "%s: results %s plainly, "
+              "%s under pyprof-run", name, plain->results, pre->results);
+    cr_expect(plain->status == pre->status, "%s: exit status %ld plainly, %ld "
+              "under pyprof-run", name, plain->status, pre->status);
+    cr_expect(pre->left == 0 && plain->left == 0, "%s: %ld processes left "
+              "running under pyprof-run (%ld plainly)", name, pre->left, plain->left);
+
+    static const struct pp_python debian = {
+        .path = "/usr/bin/python3", .label = "Debian's python3" };
+    const struct pp_json *doc = pp_json_report(&debian, dir, "wall", 0);
+    for (size_t i = 0; i < pre->n; i++) {
+        long pid = pre->served[i].pid;
+        const struct pp_json *p = pp_json_process(doc, pid, NULL);
+        cr_expect(p != NULL, "%s: process %ld, which ran hot %ld times, is not "
+                  "in the report", name, pid, pre->served[i].requests);
+        if (!p)
+            continue;
+        const struct pp_json *c = pp_json_get(p, "complete");
+        cr_expect(c && c->type == PP_JBOOL && c->num == 1,
+                  "%s: process %ld's file is incomplete", name, pid);
+        /* hot's samples against the time the process's own clock gave it:
+         * a worker whose requests all went unsampled has 0 (every uWSGI
+         * worker, before the fork fix). */
+        double want = pre->served[i].secs * HZ;
+        double n = pp_json_samples_in(doc, pid, "hot");
+        fprintf(stderr, "%s: process %ld ran hot %ld times, %.3f s: %.0f samples "
+                "of hot (%.0f at %d Hz)\n", name, pid, pre->served[i].requests,
+                pre->served[i].secs, n, want, HZ);
+        if (want >= 20)
+            cr_expect(n >= 0.6 * want, "%s: process %ld spent %.3f s in hot "
+                      "but has %.0f samples of it at %d Hz", name, pid,
+                      pre->served[i].secs, n, HZ);
+    }
+    return doc;
 }
 
 static void uwsgi_mode(const char *mode, int port_offset)
@@ -79,48 +139,18 @@ static void uwsgi_mode(const char *mode, int port_offset)
     }
     int port = 20000 + (int)(getpid() % 20000) + port_offset;
     struct drive plain, pre;
-    drive(&plain, mode, port, NULL);
+    drive(&plain, "uwsgi_drive.py", mode, port, NULL);
     const char *dir = pp_tmpdir();
-    drive(&pre, mode, port, dir);
-    cr_expect(!plain.hung && !pre.hung, "uwsgi %s did not stop on SIGTERM "
-              "(plainly: %s, under pyprof-run: %s)", mode,
-              plain.hung ? "hung" : "stopped", pre.hung ? "hung" : "stopped");
-    cr_expect(!strcmp(plain.results, pre.results), "uwsgi %s: results %s plainly, "
-              "%s under pyprof-run", mode, plain.results, pre.results);
-    cr_expect(plain.status == pre.status, "uwsgi %s: exit status %ld plainly, %ld "
-              "under pyprof-run", mode, plain.status, pre.status);
-    cr_expect(pre.left == 0 && plain.left == 0, "uwsgi %s: %ld processes left "
-              "running under pyprof-run (%ld plainly)", mode, pre.left, plain.left);
-
-    static const struct pp_python debian = {
-        .path = "/usr/bin/python3", .label = "uwsgi's python3 (Debian)" };
-    const struct pp_json *doc = pp_json_report(&debian, dir, "wall", 0);
+    drive(&pre, "uwsgi_drive.py", mode, port, dir);
+    char name[64];
+    snprintf(name, sizeof name, "uwsgi %s", mode);
+    const struct pp_json *doc = compare(name, &plain, &pre, dir);
     cr_expect(pp_json_process(doc, pre.master, NULL) != NULL,
               "uwsgi %s: the master %ld is not in the report", mode, pre.master);
-    for (size_t i = 0; i < pre.n; i++) {
-        long pid = pre.served[i].pid;
-        const struct pp_json *p = pp_json_process(doc, pid, "fork");
-        cr_expect(p != NULL, "uwsgi %s: worker %ld, which served %ld requests, is "
-                  "not in the report as a fork child", mode, pid,
-                  pre.served[i].requests);
-        if (!p)
-            continue;
-        const struct pp_json *c = pp_json_get(p, "complete");
-        cr_expect(c && c->type == PP_JBOOL && c->num == 1,
-                  "uwsgi %s: worker %ld's file is incomplete", mode, pid);
-        /* hot's samples against the time the worker's own clock gave it:
-         * a worker whose requests all went unsampled has 0 (every worker,
-         * before the fork fix). */
-        double want = pre.served[i].secs * HZ;
-        double n = pp_json_samples_in(doc, pid, "hot");
-        fprintf(stderr, "uwsgi %s: worker %ld served %ld requests, %.3f s in hot: "
-                "%.0f samples of hot (%.0f at %d Hz)\n", mode, pid,
-                pre.served[i].requests, pre.served[i].secs, n, want, HZ);
-        if (want >= 20)
-            cr_expect(n >= 0.6 * want, "uwsgi %s: worker %ld spent %.3f s in hot "
-                      "but has %.0f samples of it at %d Hz", mode, pid,
-                      pre.served[i].secs, n, HZ);
-    }
+    for (size_t i = 0; i < pre.n; i++)
+        cr_expect(pp_json_process(doc, pre.served[i].pid, "fork") != NULL,
+                  "uwsgi %s: worker %ld is not in the report as a fork child",
+                  mode, pre.served[i].pid);
 }
 
 Test(servers, uwsgi_workers_are_profiled, .timeout = 300)
@@ -141,4 +171,86 @@ Test(servers, uwsgi_threaded_workers_are_profiled, .timeout = 300)
 Test(servers, uwsgi_workers_respawned_by_a_reload_are_profiled, .timeout = 300)
 {
     uwsgi_mode("reload", 3);
+}
+
+/* Whether Debian's python3 imports every module in modules (space
+ * separated) and every program in programs is on PATH; prints SKIP if
+ * not. */
+static int have(const char *name, const char *modules, const char *programs)
+{
+    char code[256];
+    snprintf(code, sizeof code, "import %s", modules);
+    for (char *c = code; *c; c++)
+        if (*c == ' ' && c > code + 6)
+            *c = ',';
+    const char *argv[] = { "/usr/bin/python3", "-c", code, NULL };
+    struct pp_result r;
+    pp_run(&r, argv, NULL, 60, NULL, NULL);
+    if (!r.exited || r.code != 0) {
+        fprintf(stderr, "SKIP: %s: Debian's python3 cannot import %s "
+                "(.ci/deps installs it)\n", name, modules);
+        return 0;
+    }
+    char prog[128];
+    for (const char *p = programs; p && *p; p += strspn(p, " ")) {
+        size_t n = strcspn(p, " ");
+        snprintf(prog, sizeof prog, "/usr/bin/%.*s", (int)n, p);
+        if (access(prog, X_OK) != 0) {
+            fprintf(stderr, "SKIP: %s: %s is not installed (.ci/deps installs "
+                    "it)\n", name, prog);
+            return 0;
+        }
+        p += n;
+    }
+    return 1;
+}
+
+/* One of server_drive.py's servers: the checks of compare(), and every
+ * Python process the driver saw in the tree in the report. */
+static void server(const char *name, const char *modules, const char *programs,
+                   int port_offset)
+{
+    if (!have(name, modules, programs))
+        return;
+    int port = 20000 + (int)(getpid() % 20000) + 8 + 2 * port_offset;
+    struct drive plain, pre;
+    drive(&plain, "server_drive.py", name, port, NULL);
+    const char *dir = pp_tmpdir();
+    drive(&pre, "server_drive.py", name, port, dir);
+    const struct pp_json *doc = compare(name, &plain, &pre, dir);
+    cr_expect(pre.npy >= 1, "%s: the driver saw no Python process", name);
+    size_t found = 0;
+    for (size_t i = 0; i < pre.npy; i++) {
+        const struct pp_json *p = pp_json_process(doc, pre.python[i], NULL);
+        cr_expect(p != NULL, "%s: Python process %ld of the tree is not in the "
+                  "report", name, pre.python[i]);
+        found += p != NULL;
+    }
+    fprintf(stderr, "%s: %zu Python processes seen in the tree (%zu plainly), "
+            "%zu of them in the report\n", name, pre.npy, plain.npy, found);
+}
+
+Test(servers, celery_prefork_workers_with_redis_are_profiled, .timeout = 300)
+{
+    server("celery", "celery redis", "redis-server", 0);
+}
+
+Test(servers, uvicorn_workers_are_profiled, .timeout = 300)
+{
+    server("uvicorn", "uvicorn", NULL, 1);
+}
+
+Test(servers, a_dask_local_cluster_is_profiled, .timeout = 300)
+{
+    server("dask", "distributed", NULL, 2);
+}
+
+Test(servers, gevent_and_its_subprocess_are_profiled, .timeout = 300)
+{
+    server("gevent", "gevent", NULL, 3);
+}
+
+Test(servers, joblib_loky_workers_are_profiled, .timeout = 300)
+{
+    server("joblib", "joblib", NULL, 4);
 }
