@@ -909,7 +909,9 @@ PP_TEST(core, the_json_report_carries_the_process_header_totals_and_functions,
      * loaded machine misses ticks; the asked count would not do). */
     double ticks = pp_json_num(p, "counters.ticks", -1);
     pp_expect(py, ticks >= HZ * 3 / 10 / 10 && samples >= ticks * 0.9 && samples <= ticks,
-              "%g samples in %g ticks of 0.3 s at %d Hz", samples, ticks, HZ);
+              "%g samples in %g ticks of 0.3 s at %d Hz (%g rejected, %g missed, "
+              "%g idle)", samples, ticks, HZ, pp_json_num(p, "counters.rejected", -1),
+              pp_json_num(p, "counters.missed", -1), pp_json_num(p, "counters.idle", -1));
     pp_expect(py, pp_json_num(doc, "totals.samples", -1) == samples,
               "totals.samples %g != the process's %g",
               pp_json_num(doc, "totals.samples", -1), samples);
