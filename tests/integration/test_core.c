@@ -470,8 +470,9 @@ static void check_deadlines(const struct pp_python *py, int hz)
               "%d Hz for %.3f s is %.0f deadlines, but %g ticks + %g missed "
               "+ %g idle", hz, span, deadlines, ticks, missed, idle);
     pp_expect(py, samples >= ticks * 0.9 && samples <= ticks,
-              "%d Hz: %g samples in %g ticks of one busy thread", hz,
-              samples, ticks);
+              "%d Hz: %g samples in %g ticks of one busy thread (%g missed, %g "
+              "rejected, %g idle)", hz, samples, ticks, missed,
+              pp_json_num(doc, "processes.0.counters.rejected", -1), idle);
     struct pp_profile prof;
     collapsed_report(py, dir, &prof);
     /* burn is most of the run.  Not a tight share, and not necessarily
