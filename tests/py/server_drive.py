@@ -4,10 +4,13 @@ happened, counting the tree's Python processes by its own means:
 
     python3 server_drive.py SERVER PORT DIR [PREFIX...]
 
-SERVER: celery (a prefork worker with 2 children, Redis on 127.0.0.1:PORT+1
-started here), uvicorn (--workers 2 on PORT), dask (a LocalCluster of 2
-worker processes), gevent (monkey-patched greenlets and a subprocess) or
-joblib (loky, 2 workers).  PREFIX: the command the server runs under
+SERVER: uwsgi-MODE (Debian's uWSGI, a master and 2 workers on PORT running
+uwsgi_app.py; MODE default, lazy (--lazy-apps), threads (--enable-threads
+--threads 2, requests 4 at a time) or reload (SIGHUP to the master after
+the first requests, then requests to the new workers)), celery (a prefork
+worker with 2 children, Redis on 127.0.0.1:PORT+1 started here), uvicorn
+(--workers 2 on PORT), dask (a LocalCluster of 2 worker processes), gevent
+(monkey-patched greenlets and a subprocess) or joblib (loky, 2 workers).  PREFIX: the command the server runs under
 (pyprof-run ... --), none for a plain run.  DIR is scratch space.  Every
 job calls hot() (server_jobs.py), which reports its pid and its time by its
 own clock.  Prints, one per line:
@@ -17,6 +20,7 @@ own clock.  Prints, one per line:
     python PID            every Python process of the tree seen alive in two
                           scans of /proc at least 100 ms apart
     launched PID          the process the driver started
+    master PID            uWSGI's master (its pid file)
     status N              the launched command's exit status (-N: signal)
     left N                processes of the tree still alive afterwards
     hung                  if the command did not end when told to
@@ -118,7 +122,7 @@ def launch(cmd, **kw):
     return proc, watch
 
 
-def finish(proc, watch, sig=None, out=None):
+def finish(proc, watch, sig=None, out=None, master=None):
     hung = False
     if sig is not None:
         proc.send_signal(sig)
@@ -145,6 +149,8 @@ def finish(proc, watch, sig=None, out=None):
     for pid in watch.pythons():
         print("python %d" % pid)
     print("launched %d" % proc.pid)
+    if master:
+        print("master %d" % master)
     print("status %d" % status)
     print("left %d" % watch.alive())
     if hung:
@@ -169,28 +175,69 @@ def script(name):
     finish(proc, watch, out=out)
 
 
+def get():
+    """One request to the server on PORT, which answers PID RESULT SECONDS;
+    returns the pid that served it."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=10) as r:
+        pid, res, secs = r.read().decode().split()
+    note(pid, res, secs)
+    return int(pid)
+
+
+def burst(n, width):
+    """n requests, width at a time."""
+    def worker():
+        for _ in range(n // width):
+            if time.time() < deadline:
+                get()
+    ts = [threading.Thread(target=worker) for _ in range(width)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def uvicorn():
     proc, watch = launch([PY, "-m", "uvicorn", "--workers", "2", "--host",
                           "127.0.0.1", "--port", str(port), "--app-dir", here,
                           "--log-level", "warning", "asgi_app:app"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port)
-
-    def get():
-        url = "http://127.0.0.1:%d/" % port
-        with urllib.request.urlopen(url, timeout=10) as r:
-            note(*r.read().decode().split())
-
-    def worker():
-        for _ in range(10):
-            if time.time() < deadline:
-                get()
-    ts = [threading.Thread(target=worker) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    burst(40, 4)
     finish(proc, watch, signal.SIGTERM)
+
+
+def uwsgi(mode):
+    pidfile = os.path.join(tmp, "uwsgi.pid")
+    extra = {"default": [], "lazy": ["--lazy-apps"], "reload": [],
+             "threads": ["--enable-threads", "--threads", "2"]}[mode]
+    proc, watch = launch(["uwsgi", "--plugin", "python3", "--master",
+                          "--processes", "2", "--http-socket",
+                          "127.0.0.1:%d" % port, "--wsgi-file",
+                          os.path.join(here, "uwsgi_app.py"), "--die-on-term",
+                          "--disable-logging", "--pidfile", pidfile] + extra,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while time.time() < deadline:
+        try:
+            get()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        raise SystemExit("uwsgi never answered")
+    burst(40, 4 if mode == "threads" else 1)
+    master = int(open(pidfile).read())
+    if mode == "reload":
+        before = set(served)
+        os.kill(master, signal.SIGHUP)
+        while time.time() < deadline:
+            try:
+                if get() not in before:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        burst(40, 1)
+    finish(proc, watch, signal.SIGTERM, master=master)
 
 
 def celery():
@@ -223,7 +270,10 @@ def celery():
         redis.wait()
 
 
-{"celery": celery, "uvicorn": uvicorn,
- "dask": lambda: script("dask_job.py"),
- "gevent": lambda: script("gevent_job.py"),
- "joblib": lambda: script("joblib_job.py")}[server]()
+if server.startswith("uwsgi-"):
+    uwsgi(server[6:])
+else:
+    {"celery": celery, "uvicorn": uvicorn,
+     "dask": lambda: script("dask_job.py"),
+     "gevent": lambda: script("gevent_job.py"),
+     "joblib": lambda: script("joblib_job.py")}[server]()
