@@ -158,7 +158,10 @@ int pyvm_detect(void)
         framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
                         runtime, rt_sym->st_size);
     codecache_types(code_type, str_type, bytes_type);
-    walk_attach(L, runtime, init_shim_code);
+    if (walk_attach(L, runtime, init_shim_code) != 0) {
+        L = NULL;
+        return refuse("out of memory");
+    }
     return 1;
 }
 

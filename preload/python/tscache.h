@@ -14,6 +14,7 @@
 
 struct ts_cache {
     uintptr_t tstate;
+    uint32_t gen;                  /* walk.c's caches_gen when claimed */
     uint32_t seen;                 /* tick when last used              */
     uint32_t seq;                  /* number of the last sample taken  */
     uint32_t evictions;            /* codecache_evictions() when saved */

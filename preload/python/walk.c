@@ -37,6 +37,7 @@
 #include "pyprof/format.h"
 #include "python/codecache.h"
 #include "python/framecache.h"
+#include "base/image_mem.h"
 #include "python/gil.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
@@ -62,12 +63,17 @@ static int pthread_tid_off = -1;    /* 3.10: tid inside glibc's struct pthread *
 
 
 static struct ts_cache ts_caches[TS_SLOTS];
+/* A slot is in use only if its gen is this one: a fork child moves on to
+ * the next instead of emptying every slot, whose pages it would otherwise
+ * copy before it samples anything (pyprof(7), "Timing and cost"). */
+static uint32_t caches_gen = 1;
 static uint32_t tick_no, sample_seq;
 static unsigned tick_retries;      /* re-reads left in this tick */
 
-/* Scratch for one walk, innermost first. */
-static struct raw_frame walk[PP_MAX_DEPTH];
-static struct pyvm_frame out[PP_MAX_DEPTH];
+/* Scratch for one walk, innermost first: written at every sample, so
+ * kept out of a fork child's copy (base/image_mem.h). */
+static struct raw_frame *walk;
+static struct pyvm_frame *out;
 /* Whose sample out[] holds (tstate, its sample number): resolve_hit
  * reuses its outer part. */
 static uintptr_t out_tstate;
@@ -79,12 +85,19 @@ static struct {
     int hit;
 } fc_stop;
 
-void walk_attach(const struct py_layout *layout, uintptr_t rt, uintptr_t shim)
+int walk_attach(const struct py_layout *layout, uintptr_t rt, uintptr_t shim)
 {
+    if (!walk)
+        walk = image_mem_alloc(PP_MAX_DEPTH * sizeof *walk);
+    if (!out)
+        out = image_mem_alloc(PP_MAX_DEPTH * sizeof *out);
+    if (!walk || !out)
+        return -1;
     L = layout;
     resolve_attach(layout);
     runtime = rt;
     init_shim_code = shim;
+    return 0;
 }
 
 void walk_thread_id_at(int off) { pthread_tid_off = off; }
@@ -96,12 +109,13 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
     unsigned h = (unsigned)((tstate >> 4) * 2654435761u) & (TS_SLOTS - 1);
     for (unsigned i = 0; i < 8; i++) {
         struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
-        if (c->tstate == tstate)
+        if (c->tstate == tstate && c->gen == caches_gen)
             return c;
     }
     for (unsigned i = 0; i < 8; i++) {
         struct ts_cache *c = &ts_caches[(h + i) & (TS_SLOTS - 1)];
-        if (!c->tstate || tick_no - c->seen > 2) {
+        if (!c->tstate || c->gen != caches_gen || tick_no - c->seen > 2) {
+            c->gen = caches_gen;
             c->tstate = tstate;
             c->depth = 0;
             c->parked = 0;
@@ -979,9 +993,5 @@ void pyvm_after_fork(uint32_t forker)
     forked_from[0] = forker;
     forked_as = (uint32_t)getpid();
     out_tstate = 0;
-    for (unsigned i = 0; i < TS_SLOTS; i++) {
-        ts_caches[i].tstate = 0;
-        ts_caches[i].depth = 0;
-        memset(&ts_caches[i].anchor, 0, sizeof ts_caches[i].anchor);
-    }
+    caches_gen++;
 }

@@ -14,8 +14,9 @@ struct py_layout;
 
 /* The layout chosen, _PyRuntime's address and the layout's init shim
  * code object (0 if none).  Called once, by pyvm_detect on success;
- * until then pyvm_sample has nothing to walk. */
-void walk_attach(const struct py_layout *layout, uintptr_t runtime,
+ * until then pyvm_sample has nothing to walk.  -1: no memory for the
+ * walk's scratch (nothing attached). */
+int walk_attach(const struct py_layout *layout, uintptr_t runtime,
                  uintptr_t init_shim_code);
 
 /* 3.10: where glibc's thread descriptor keeps the kernel tid (-2: not

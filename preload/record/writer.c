@@ -19,6 +19,7 @@
 #include "python/codecache.h"
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/image_mem.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
 #include "base/own_fd.h"
@@ -45,10 +46,12 @@
 struct node_slot { uint32_t parent, code; int32_t line; uint32_t id; };
 /* Content hash of strings -> string id; keys live in an arena. */
 struct str_slot { uint64_t hash; const char *s; uint32_t len, id; };
-/* Per-thread previous path, outermost first. */
-struct path { uint32_t *node; unsigned len, cap; uint32_t seq; };
+/* Per-thread previous path, outermost first; only for the file of
+ * generation gen (an older one's is empty). */
+struct path { uint32_t *node; unsigned len, cap; uint32_t seq, gen; };
 
 static void reset_tables(void);
+static void clean_tables(void);
 
 static struct {
     int fd;                         /* open between writes: see out_fd()  */
@@ -68,6 +71,10 @@ static struct {
     struct str_slot *strs; size_t strs_cap, strs_used;
     char *arena; size_t arena_left;
     struct path *paths; size_t npaths;
+    int tables_used;                /* nodes or strings since emptied      */
+    int tables_stale;               /* emptied in name only: clean_tables */
+    int frame_started;              /* zstd holds part of an open frame   */
+    int cctx_stale;                 /* reset before the file's first frame */
     int broken;                     /* stop writing after an I/O failure   */
 } w = { .fd = -1 };
 
@@ -124,6 +131,10 @@ static void write_all(const uint8_t *p, size_t n)
 
 static void compress(ZSTD_EndDirective mode)
 {
+    if (w.cctx_stale) {
+        zstd_lazy.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+        w.cctx_stale = 0;
+    }
     ZSTD_inBuffer in = { w.raw, w.raw_len, 0 };
     size_t left;
     do {
@@ -136,7 +147,48 @@ static void compress(ZSTD_EndDirective mode)
         }
         write_all(w.out, out.pos);
     } while (mode == ZSTD_e_continue ? in.pos < in.size : left != 0);
+    w.frame_started = mode != ZSTD_e_end;
     w.raw_len = 0;
+}
+
+/* Ends the file's last frame when zstd has none open: the pending bytes
+ * go out as one frame of stored blocks, and the compressor is never
+ * touched.  A fork child that ends before its first tick writes only a
+ * header and an END; compressing them would copy the parent's compressor
+ * state page by page (pyprof(7), "Timing and cost"). */
+#define STORED_BLOCK_MAX (128u << 10)
+
+static int end_stored(void)
+{
+    if (w.frame_started || w.raw_len > RAW_SPILL ||
+        w.out_cap < 12 + STORED_BLOCK_MAX)
+        return 0;
+    /* Magic; a single-segment frame with a 4-byte content size and no
+     * checksum (RFC 8878, 3.1.1.1); then the blocks, each with its 3-byte
+     * header, assembled in the compressor's output buffer so that a small
+     * file is one write. */
+    static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    size_t o = 0, done = 0;
+    memcpy(w.out, magic, 4);
+    w.out[4] = 0xa0;
+    for (int i = 0; i < 4; i++)
+        w.out[5 + i] = (uint8_t)(w.raw_len >> (8 * i));
+    o = 9;
+    do {
+        size_t n = w.raw_len - done;
+        if (n > STORED_BLOCK_MAX)
+            n = STORED_BLOCK_MAX;
+        uint32_t bh = (uint32_t)n << 3 | (done + n == w.raw_len);
+        w.out[o++] = (uint8_t)bh;
+        w.out[o++] = (uint8_t)(bh >> 8);
+        w.out[o++] = (uint8_t)(bh >> 16);
+        memcpy(w.out + o, w.raw + done, n);
+        write_all(w.out, o + n);
+        o = 0;
+        done += n;
+    } while (done < w.raw_len);
+    w.raw_len = 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------ records */
@@ -245,7 +297,8 @@ static int grow_table(void **table, size_t *cap, size_t elem, size_t first,
                       uint64_t (*hash)(const void *slot))
 {
     size_t ncap = *cap ? *cap * 2 : first;
-    char *t = calloc(ncap, elem);
+    /* A fork child gets them empty without a write (image_mem.h). */
+    char *t = image_mem_alloc(ncap * elem);
     if (!t)
         return -1;
     for (size_t i = 0; i < *cap; i++) {
@@ -258,7 +311,7 @@ static int grow_table(void **table, size_t *cap, size_t elem, size_t first,
             j = (j + 1) & (ncap - 1);
         memcpy(t + j * elem, o, elem);
     }
-    free(*table);
+    image_mem_free(*table, *cap * elem);
     *table = t;
     *cap = ncap;
     return 0;
@@ -296,6 +349,7 @@ static uint32_t string_id(const char *s)
     uint32_t id = ++w.next_string;
     w.strs[j] = (struct str_slot){ h, copy, (uint32_t)n, id };
     w.strs_used++;
+    w.tables_used = 1;
 
     uint8_t tmp[PP_MAX_STRING + 32];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -358,6 +412,7 @@ static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
     uint32_t id = ++w.next_node;
     w.nodes[j] = (struct node_slot){ parent, code, line, id };
     w.nodes_used++;
+    w.tables_used = 1;
 
     uint8_t tmp[40];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -390,6 +445,11 @@ static uint32_t stack_leaf(uint32_t thread_idx, const struct pyvm_thread *t)
     struct path *p = thread_path(thread_idx);
     if (!p)
         return 0;
+    if (p->gen != w.gen) {
+        p->len = 0;
+        p->seq = 0;
+        p->gen = w.gen;
+    }
     if (p->cap < t->depth) {
         uint32_t *n = realloc(p->node, t->depth * sizeof *n);
         if (!n)
@@ -474,14 +534,16 @@ static int alloc_buffers(void)
         zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_chainLog, ZSTD_CLOG);
         zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
     }
+    /* Written at every tick and flush: kept out of a fork child's copy
+     * (image_mem.h), which starts with none of their bytes anyway. */
     if (!w.raw)
-        w.raw = malloc(RAW_CAP);
+        w.raw = image_mem_alloc(RAW_CAP);
     if (!w.out) {
         w.out_cap = zstd_lazy.CStreamOutSize();
-        w.out = malloc(w.out_cap);
+        w.out = image_mem_alloc(w.out_cap);
     }
     if (!w.tick)
-        w.tick = malloc(TICK_CAP);
+        w.tick = image_mem_alloc(TICK_CAP);
     return w.cctx && w.raw && w.out && w.tick ? 0 : -1;
 }
 
@@ -529,17 +591,22 @@ static void write_header(const struct writer_image *img, uint64_t start_ns)
             n = 0;
         put_bytes(&b, argv[i], n);
     }
-    char exe[PATH_MAX];
-    /* The thread's view: the process's fails once main has ended with
-     * pthread_exit. */
-    ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
+    /* Read once per image: a fork child runs the same executable on the
+     * same host, and need not ask again. */
+    static char exe[PATH_MAX], host[256];
+    static int known;
+    if (!known) {
+        /* The thread's view: the process's fails once main has ended
+         * with pthread_exit. */
+        ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        gethostname(host, sizeof host - 1);
+        known = 1;
+    }
     put_str(&b, exe);
     put_str(&b, img->py_version);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     put_str(&b, host);
     put_varint(&b, img->free_threaded ? PP_HDR_FREE_THREADED : 0);
     emit(PP_REC_HEADER, &b);
@@ -557,13 +624,19 @@ int writer_open(const struct writer_image *img)
         pp_not_profiled("out of memory");
         return -1;
     }
-    if (make_dirs(pp_config.out_dir) != 0) {
-        pp_not_profiled("cannot create %s: %s", pp_config.out_dir, strerror(errno));
-        return -1;
-    }
     file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL);
-    int fd = open(w.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0600);
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    /* The directory is made only when it is missing: most files go where
+     * an earlier process of the tree already made it. */
+    int fd = open(w.path, flags, 0600);
+    if (fd < 0 && errno == ENOENT) {
+        if (make_dirs(pp_config.out_dir) != 0) {
+            pp_not_profiled("cannot create %s: %s", pp_config.out_dir,
+                            strerror(errno));
+            return -1;
+        }
+        fd = open(w.path, flags, 0600);
+    }
     if (fd < 0) {
         pp_not_profiled("cannot create %s: %s", w.path, strerror(errno));
         return -1;
@@ -586,7 +659,10 @@ int writer_open(const struct writer_image *img)
     reset_tables();
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
-    zstd_lazy.CCtx_reset(w.cctx, ZSTD_reset_session_only);
+    /* Reset when the file's first frame starts (compress), if it is not
+     * written stored (end_stored). */
+    w.frame_started = 0;
+    w.cctx_stale = 1;
     write_header(img, start_ns);
     pp_log(1, "profiling into %s", w.path);
     return 0;
@@ -614,6 +690,7 @@ void writer_tick_begin(uint64_t mono_ns)
     /* A tick stamped before the file's start (the one that created it)
      * counts as at the start; moving the base back would put every later
      * tick that much too late. */
+    clean_tables();
     uint64_t dt = 0;
     if (mono_ns > w.last_tick_ns) {
         dt = (mono_ns - w.last_tick_ns) & ~(uint64_t)1023;
@@ -655,7 +732,9 @@ static unsigned reject_slot(uint32_t leaf)
 
 void writer_reject(uint32_t thread_idx)
 {
-    const struct path *p = thread_idx < w.npaths ? &w.paths[thread_idx] : NULL;
+    const struct path *p = thread_idx < w.npaths &&
+                           w.paths[thread_idx].gen == w.gen ?
+                           &w.paths[thread_idx] : NULL;
     uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
     unsigned i = reject_slot(leaf);
     if (i == REJECT_SLOTS && nrejects < REJECT_SLOTS) {
@@ -724,23 +803,38 @@ void writer_end(int how, int value, const struct writer_counters *c)
     uint64_t now = pp_clock_ns(CLOCK_MONOTONIC);
     put_varint(&b, now > w.start_mono ? now - w.start_mono : 0);
     emit(PP_REC_END, &b);
-    compress(ZSTD_e_end);
+    if (!end_stored())
+        compress(ZSTD_e_end);
 }
 
-/* Empties the string, code-path and node tables (their memory is kept):
- * ids restart at 1 in every file, and every file defines its own. */
+/* Empties the string and node tables (their memory is kept; each thread's
+ * path belongs to the file of its gen): ids restart at 1 in every file,
+ * and every file defines its own. */
 static void reset_tables(void)
 {
     w.tick_len = 0;
     nrejects = 0;
+    w.nodes_used = 0;
+    w.strs_used = 0;
+    if (w.tables_used)
+        w.tables_stale = 1;
+    w.tables_used = 0;
+}
+
+/* The tables' memory is emptied when a tick first needs it, not when the
+ * file starts: a file that ends before its first tick never touches it.
+ * A fork child's copies are zero-filled already (writer_after_fork), or,
+ * where the kernel cannot do that, copied page by page here
+ * (pyprof(7), "Timing and cost"). */
+static void clean_tables(void)
+{
+    if (!w.tables_stale)
+        return;
     if (w.nodes)
         memset(w.nodes, 0, w.nodes_cap * sizeof *w.nodes);
-    w.nodes_used = 0;
     if (w.strs)
         memset(w.strs, 0, w.strs_cap * sizeof *w.strs);
-    w.strs_used = 0;
-    for (size_t i = 0; i < w.npaths; i++)
-        w.paths[i].len = 0;
+    w.tables_stale = 0;
 }
 
 /* Drops this image's file and unwritten bytes without writing anything. */
@@ -767,6 +861,12 @@ void writer_discard(void)
     forget();
 }
 
-void writer_after_fork(void) { forget(); }
+void writer_after_fork(void)
+{
+    forget();
+    /* The child's copies of the tables are zero-filled: empty. */
+    if (image_mem_wiped())
+        w.tables_stale = 0;
+}
 
 uint64_t writer_bytes(void) { return w.bytes; }

@@ -64,8 +64,10 @@ void writer_flush(const struct writer_counters *c);
  * fails the image goes on writing (a new zstd frame) into it. */
 void writer_end(int how, int value, const struct writer_counters *c);
 
-/* Fork child: forget the parent's file and unwritten bytes without
- * writing anything.  Async-signal-safe (no allocation, no locks). */
+/* Fork child, and only there: forget the parent's file and unwritten
+ * bytes without writing anything, taking the tables as the fork left them
+ * (zero-filled: base/image_mem.h).  Async-signal-safe (no allocation, no
+ * locks, no system call). */
 void writer_after_fork(void);
 
 /* Closes and removes this image's file (it held nothing worth keeping). */

@@ -13,6 +13,10 @@
 #include "sample/lifecycle.h"
 #include "sample/sampler.h"
 
+/* pp_before_exec's tokens: nothing done (0), the file ended, the sampler
+ * held (sampler_hold_unopened). */
+enum { EXEC_ENDED = 1, EXEC_HELD = 2 };
+
 /* How soon after its fork a child's exec makes the pair one spawn. */
 #define SPAWN_WINDOW_NS 20000000ULL
 
@@ -51,17 +55,31 @@ int pp_before_exec(void)
      * it (pyprof(7), Following children). */
     int discard = pp_state.started_by == PP_START_FORK &&
                   pp_clock_ns(CLOCK_MONOTONIC) - pp_state.forked_ns < SPAWN_WINDOW_NS;
-    sampler_discard_on_end(discard);
-    pp_finish(PP_END_EXEC, 0);
+    int token = EXEC_ENDED;
+    /* Nothing to write or remove yet: the sampler is not stopped but held,
+     * and the exec ends it with the image.  A failed exec (each miss of a
+     * PATH search) then costs no stop and no new thread. */
+    if (discard && sampler_hold_unopened()) {
+        token = EXEC_HELD;
+        atomic_store(&pp_profile.exec_held, 1);
+    } else {
+        sampler_discard_on_end(discard);
+        pp_finish(PP_END_EXEC, 0);
+    }
     if (discard && pp_state.parent_uid)
         pp_format_parent(pp_state.inherited_parent, pp_state.parent_uid,
                          PP_START_SPAWN);
-    return 1;
+    return token;
 }
 
 void pp_exec_failed(int token)
 {
-    if (!token)
+    if (token == EXEC_HELD) {
+        atomic_store(&pp_profile.exec_held, 0);
+        sampler_release();
+        return;
+    }
+    if (token != EXEC_ENDED)
         return;
     /* The END(exec) record stays; records after it tell the reader that
      * the image went on (pyprof(5), END).  Same file, new zstd frame. */

@@ -40,7 +40,10 @@
  * Pauses, which are not states: across fork() the forking thread holds the
  * sampler between two ticks (sampler_pause/sampler_resume); across exec
  * the image goes FINISHING -> ENDED (END with how = exec) and, if the exec
- * fails, back to SAMPLING in the same file.
+ * fails, back to SAMPLING in the same file; across a fork child's exec at
+ * once, before its sampler made a file, the exec'ing thread holds the
+ * sampler between two ticks instead (sampler_hold_unopened), and lets it
+ * go on if the exec fails.
  *
  * Shared fields, both C11 atomics, read from any thread, a vfork child or
  * a signal handler (async-signal-safe):
@@ -48,6 +51,9 @@
  *   has_file  this image's file exists (a child may name it as parent);
  *             written only by the sampler thread (file created, file
  *             discarded) and by a fork child before its sampler starts.
+ *   exec_held an exec at once of a fork child holds its sampler, which has
+ *             no file (pp_before_exec): the image is not nameable as a
+ *             parent; written only by the exec'ing thread.
  * Everything else about the sampler (its thread id, the end request and
  * its acknowledgement, its counters) is private to sampler.c.
  */
@@ -68,6 +74,7 @@ enum pp_phase {
 struct pp_profile {
     _Atomic int phase;       /* enum pp_phase */
     _Atomic int has_file;
+    _Atomic int exec_held;   /* an exec that leaves no file is under way */
 };
 
 extern struct pp_profile pp_profile;
@@ -100,11 +107,14 @@ void pp_start(int started_by);
 
 /* Before an exec from this image: if the calling process is the image
  * itself (not a vfork child sharing our memory), stops the sampler and
- * writes the END record (how = exec) so the file is complete.  Returns a
+ * writes the END record (how = exec) so the file is complete; but a fork
+ * child's exec at once whose sampler has made no file yet only holds the
+ * sampler between two ticks (the exec ends it with the image).  Returns a
  * token for pp_exec_failed.  Async-signal-safe in the vfork child case
  * (it then only compares getpid() with pp_state.pid and returns). */
 int pp_before_exec(void);
-/* The exec returned (failed): ENDED -> SAMPLING in the same file. */
+/* The exec returned (failed): ENDED -> SAMPLING in the same file, or the
+ * held sampler goes on. */
 void pp_exec_failed(int token);
 
 /* SAMPLING -> FINISHING -> ENDED: END record with how/value (enum

@@ -26,6 +26,10 @@ int pp_profile_sampling(void)
 
 int pp_profile_nameable(void)
 {
+    /* An exec that leaves no file names the fork child's parent instead
+     * (pp_before_exec), also while its sampler is only held. */
+    if (atomic_load(&pp_profile.exec_held))
+        return 0;
     return pp_profile_sampling() || atomic_load(&pp_profile.has_file);
 }
 
@@ -38,5 +42,6 @@ void pp_not_started(void)
 void pp_profile_after_fork(void)
 {
     atomic_store(&pp_profile.has_file, 0);
+    atomic_store(&pp_profile.exec_held, 0);
     atomic_store(&pp_profile.phase, PP_STARTING);
 }

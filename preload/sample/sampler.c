@@ -26,6 +26,7 @@
 
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/image_mem.h"
 #include "sample/deadlines.h"
 #include "sample/lifecycle.h"
 #include "base/log.h"
@@ -87,6 +88,7 @@ static uint64_t last_flush_ns;
 static int file_open;
 static struct deadlines deadlines;
 static int main_gone;       /* the main thread ended with pthread_exit */
+static int threads_stale;   /* a fork child's copy of the parent's table */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -110,7 +112,8 @@ static void ack(void)
 static int grow_threads(void)
 {
     size_t cap = threads_cap ? threads_cap * 2 : 256;
-    struct thread_slot *t = calloc(cap, sizeof *t);
+    /* A fork child gets it empty without a write (image_mem.h). */
+    struct thread_slot *t = image_mem_alloc(cap * sizeof *t);
     if (!t)
         return -1;
     for (size_t i = 0; i < threads_cap; i++) {
@@ -121,10 +124,27 @@ static int grow_threads(void)
             j = (j + 1) & (cap - 1);
         t[j] = threads[i];
     }
-    free(threads);
+    image_mem_free(threads, threads_cap * sizeof *threads);
     threads = t;
     threads_cap = cap;
     return 0;
+}
+
+/* Every file defines its own threads: a file opened after a discarded one
+ * (a fork child's exec that failed) starts with an empty table.  A fork
+ * child's copy of the parent's is zero-filled already (image_mem.h), or
+ * stale where the kernel cannot do that, and is emptied here, at its
+ * first file, not at the fork: a child that ends or execs before then
+ * must not copy its pages. */
+static void clean_threads(void)
+{
+    if (!threads_stale && !threads_used)
+        return;
+    if (threads)
+        memset(threads, 0, threads_cap * sizeof *threads);
+    threads_used = 0;
+    next_thread_idx = 0;
+    threads_stale = 0;
 }
 
 static void thread_name(uint32_t tid, char *name, size_t cap)
@@ -279,12 +299,17 @@ static void check_main(uint64_t now)
         main_gone = 1;
 }
 
-static void flush(uint64_t now)
+static void count_own_cpu(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     counters.sampler_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
                               (uint64_t)ts.tv_nsec;
+}
+
+static void flush(uint64_t now)
+{
+    count_own_cpu();
     writer_flush(&counters);
     last_flush_ns = now;
 }
@@ -315,6 +340,7 @@ static int open_file(void)
         file_open = -1;
         return 0;
     }
+    clean_threads();
     file_open = 1;
     /* Deadlines before the interpreter was ready had nothing to sample;
      * the file's account starts with the file (its header's start). */
@@ -387,8 +413,10 @@ static void serve_request(void)
         /* An image that ends before its first tick still gets its file. */
         if (file_open == 0)
             open_file();
+        /* END carries the counters: no flush before it, so that a file
+         * this small ends in one stored frame (writer_end). */
         if (file_open > 0) {
-            flush(mono_ns());
+            count_own_cpu();
             writer_end(req_how, req_value, &counters);
         }
     }
@@ -639,6 +667,26 @@ int sampler_on_this_thread(void)
 
 int sampler_alive(void) { return atomic_load(&running) != 0; }
 
+int sampler_hold_unopened(void)
+{
+    for (int i = 0; i < 100; i++) {
+        if (pthread_mutex_trylock(&tick_lock) == 0) {
+            if (file_open == 0)
+                return 1;
+            pthread_mutex_unlock(&tick_lock);
+            return 0;
+        }
+        /* A tick takes microseconds; a lock held for longer is a fork in
+         * progress on this thread (a signal handler's exec), or a slow
+         * tick, and the exec then takes the way that always works. */
+        struct timespec ts = { 0, 10000 };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+void sampler_release(void) { pthread_mutex_unlock(&tick_lock); }
+
 void sampler_pause(void) { pthread_mutex_lock(&tick_lock); }
 void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
 
@@ -651,8 +699,7 @@ void sampler_after_fork(void)
     main_gone = 0;
     uncounted_after_fork();
     memset(&counters, 0, sizeof counters);
-    if (threads)
-        memset(threads, 0, threads_cap * sizeof *threads);
+    threads_stale = !image_mem_wiped();
     threads_used = 0;
     next_thread_idx = 0;
 }

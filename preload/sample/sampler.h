@@ -40,6 +40,14 @@ void sampler_wait_ended(void);
 void sampler_discard_on_end(int discard);
 int sampler_ended(void);
 
+/* Exec support: if the sampler has made no file yet, keeps it from making
+ * one (it is held between two ticks) and returns 1; 0 if it has a file or
+ * a tick kept it for more than about a millisecond.  The exec ends the
+ * held sampler with the image; sampler_release lets it go on after a
+ * failed one.  Waits only by nanosleep: async-signal-safe. */
+int sampler_hold_unopened(void);
+void sampler_release(void);
+
 /* Fork support: sampler_pause() waits until no tick is in progress and
  * keeps the next one from starting; sampler_resume() undoes it in the
  * parent; sampler_after_fork() drops the (absent) thread in the child. */

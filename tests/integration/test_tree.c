@@ -169,6 +169,63 @@ Test(tree, a_gunicorn_master_and_its_workers_are_profiled, .timeout = 120)
 /* os.system() from four threads at once: SIGINT and SIGQUIT are ignored
  * while any call waits, and restored when the last one returns, as glibc
  * does; the sh children are not Python and write nothing. */
+/* A fork child whose execs fail as a PATH search's do: its sampler is
+ * only held across each exec before it made a file (pyprof(7), Following
+ * children), so after the misses it either execs a program that is
+ * profiled as the parent's spawn, leaving no file of its own, or goes on
+ * as itself, sampled as before. */
+PP_TEST(tree, a_fork_child_that_misses_execs_is_profiled_as_what_it_becomes,
+        .timeout = 90)
+{
+    static const char *const modes[] = { "exec", "stay" };
+    for (int m = 0; m < 2; m++) {
+        const char *dir = pp_tmpdir();
+        struct pp_result run;
+        const char *args[] = { pp_script("exec_misses.py"), modes[m], NULL };
+        pp_run_python(&run, py, dir, HZ, NULL, args);
+        pp_expect_ok(py, &run, "exec_misses.py");
+        long child = -1, code = -1;
+        const char *at = strstr(run.out, "child ");
+        pp_assert(py, at && sscanf(at, "child %ld %ld", &child, &code) == 2,
+                  "%s: exec_misses.py did not name its child:\n%s", modes[m], run.out);
+        pp_expect(py, code == 0, "%s: the child exited %ld", modes[m], code);
+        const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
+        const struct pp_json *root = pp_json_process(doc, 0, "root");
+        pp_assert(py, root, "%s: no root process", modes[m]);
+        const char *root_id = pp_json_str(root, "id");
+        if (m == 0) {
+            long pid = pp_json_pid_running(doc, "kid_after_misses");
+            pp_expect(py, pid == child, "exec: kid_after_misses ran in %ld, the "
+                      "child was %ld", pid, child);
+            const struct pp_json *p = pp_json_process(doc, child, "spawn");
+            const struct pp_json *any = pp_json_process(doc, child, NULL);
+            pp_assert(py, p, "exec: the exec'd program is not a spawn (started by %s)",
+                      any ? pp_json_str(any, "started_by") : "nothing: no file");
+            const char *parent = pp_json_str(p, "parent");
+            pp_expect(py, parent && !strcmp(parent, root_id),
+                      "exec: parent %s, expected the root %s", parent, root_id);
+            pp_expect(py, pp_json_process(doc, child, "fork") == NULL,
+                      "exec: the fork child that exec'd left a file of its own");
+            pp_expect(py, pp_count_files(dir, ".zst") == 2,
+                      "exec: expected 2 files (root, kid), found %zu",
+                      pp_count_files(dir, ".zst"));
+        } else {
+            const struct pp_json *p = pp_json_process(doc, child, "fork");
+            pp_assert(py, p, "stay: the fork child that missed every exec has no "
+                      "file");
+            const struct pp_json *c = pp_json_get(p, "complete");
+            pp_expect(py, c && c->num == 1, "stay: the child's file is incomplete");
+            double ticks = pp_json_num(p, "counters.ticks", -1);
+            double burn = pp_json_samples_in(doc, child, "stay_burn");
+            /* 0.3 s at 400 Hz; the floor is relative to the ticks the child
+             * served, which a loaded machine lowers alike. */
+            pp_expect(py, ticks >= 40 && burn >= 0.7 * ticks,
+                      "stay: stay_burn has %g samples in the child's %g ticks "
+                      "(expected >= 0.7 a tick, ticks >= 40)", burn, ticks);
+        }
+    }
+}
+
 PP_TEST(tree, concurrent_system_calls_leave_sigint_and_sigquit_as_they_were,
         .timeout = 90)
 {

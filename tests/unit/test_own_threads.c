@@ -197,7 +197,7 @@ Test(own_threads, without_a_private_table_the_writer_holds_no_fd_between_writes)
     cr_expect(c.open == before && c.flushed == before && c.ended == before,
               "fds: %d before, %d after creating, %d after a flush, %d after "
               "the end", before, c.open, c.flushed, c.ended);
-    writer_after_fork();
+    writer_discard();
 }
 
 Test(own_threads, a_private_table_keeps_the_writers_fd_out_of_the_process)
@@ -220,5 +220,5 @@ Test(own_threads, a_private_table_keeps_the_writers_fd_out_of_the_process)
     cr_expect(c.open == before && c.flushed == before && c.ended == before,
               "fds: %d before, %d after creating, %d after a flush, %d after "
               "the end", before, c.open, c.flushed, c.ended);
-    writer_after_fork();
+    writer_discard();
 }

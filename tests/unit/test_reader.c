@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,8 @@ static struct code_info inner = { .qualname = "Job.inner", .name = "inner",
 /* When nonzero: every reject_every-th tick, the worker's sample is
  * rejected instead of written. */
 static int reject_every;
+/* Ticks write_profile_as writes (flushing every FLUSH_EVERY). */
+static int profile_ticks = TICKS;
 
 struct written {
     char path[8192];
@@ -73,7 +77,7 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     struct writer_counters c = { 0 };
     memset(w, 0, sizeof *w);
     w->open_ns = t0 - before;
-    for (int t = 0; t < TICKS; t++) {
+    for (int t = 0; t < profile_ticks; t++) {
         struct pyvm_frame two[2] = { { &inner, 6 + t % 3 }, { &outer, 2 } };
         struct pyvm_frame one[1] = { { &outer, 3 } };
         struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
@@ -132,6 +136,37 @@ static uint8_t *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* Every stack of thread 1 is outer:2 -> Job.inner:6..8, in `ticks`
+ * samples; every stack of thread 2 is outer:3. */
+static void check_stacks(const struct rd_file *f, uint64_t ticks)
+{
+    uint64_t inner_samples = 0, worker_samples = 0;
+    for (size_t i = 0; i < f->counts_cap; i++) {
+        const struct rd_count *c = &f->counts[i];
+        if (!c->count)
+            continue;
+        const struct rd_node *leaf = &f->nodes[c->leaf];
+        if (c->thread == 2) {
+            cr_assert_str_eq(rd_string(f, f->codes[leaf->code].qualname), "outer");
+            cr_assert_eq(leaf->line, 3);
+            cr_assert_eq(leaf->parent, 0u);
+            worker_samples += c->count;
+            continue;
+        }
+        cr_assert_eq(c->thread, 1u);
+        cr_assert_str_eq(rd_string(f, f->codes[leaf->code].qualname), "Job.inner");
+        cr_assert(leaf->line >= 6 && leaf->line <= 8);
+        const struct rd_node *up = &f->nodes[leaf->parent];
+        cr_assert_str_eq(rd_string(f, f->codes[up->code].qualname), "outer");
+        cr_assert_eq(up->line, 2);
+        cr_assert_eq(up->parent, 0u);
+        cr_assert_eq(c->flags, PP_SAMPLE_ON_CPU | PP_SAMPLE_HOLDS_GIL);
+        inner_samples += c->count;
+    }
+    cr_assert_eq(inner_samples, ticks);
+    cr_assert_eq(inner_samples + worker_samples, f->samples);
+}
+
 Test(reader, reads_back_what_the_writer_wrote)
 {
     struct written w;
@@ -162,24 +197,119 @@ Test(reader, reads_back_what_the_writer_wrote)
     cr_assert(f->span_ns > 0 && f->span_ns <= w.life_ns,
               "span %llu ns, the writer lived %llu ns",
               (unsigned long long)f->span_ns, (unsigned long long)w.life_ns);
-    /* every stack of thread 1 is outer:2 -> Job.inner:6..8 */
-    uint64_t inner_samples = 0;
-    for (size_t i = 0; i < f->counts_cap; i++) {
-        const struct rd_count *c = &f->counts[i];
-        if (!c->count || c->thread != 1)
-            continue;
-        const struct rd_node *leaf = &f->nodes[c->leaf];
-        cr_assert_str_eq(rd_string(f, f->codes[leaf->code].qualname), "Job.inner");
-        cr_assert(leaf->line >= 6 && leaf->line <= 8);
-        const struct rd_node *up = &f->nodes[leaf->parent];
-        cr_assert_str_eq(rd_string(f, f->codes[up->code].qualname), "outer");
-        cr_assert_eq(up->line, 2);
-        cr_assert_eq(up->parent, 0u);
-        cr_assert_eq(c->flags, PP_SAMPLE_ON_CPU | PP_SAMPLE_HOLDS_GIL);
-        inner_samples += c->count;
-    }
-    cr_assert_eq(inner_samples, (uint64_t)TICKS);
+    check_stacks(f, TICKS);
     rd_free(f);
+}
+
+/* A file that ends before its first flush is one frame of stored blocks:
+ * the writer never starts the compressor for it (a fork child that exits
+ * at once must not copy the parent's compressor state). */
+Test(reader, a_file_ended_before_its_first_flush_is_stored_and_reads_back)
+{
+    struct written w;
+    profile_ticks = FLUSH_EVERY / 8;
+    write_profile(&w);
+    size_t len;
+    uint8_t *data = slurp(w.path, &len);
+    cr_assert(len > 12 && data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f &&
+              data[3] == 0xfd, "no zstd frame at the start of %s", w.path);
+    cr_assert_eq(data[4], 0xa0, "frame header descriptor %#x, not a single-segment "
+                 "frame with a 4-byte size", data[4]);
+    cr_assert_eq(data[9] & 7, 1, "block type %d, last %d: not one last stored block",
+                 (data[9] >> 1) & 3, data[9] & 1);
+    free(data);
+    struct rd_file *f = rd_read(w.path);
+    cr_assert_null(f->problem, "problem: %s", f->problem);
+    cr_assert(f->complete);
+    check_stacks(f, (uint64_t)profile_ticks);
+    rd_free(f);
+}
+
+/* The tables are emptied lazily (at the first tick of a file): a second
+ * file of the same image defines every string, code and node it uses. */
+Test(reader, each_file_of_an_image_defines_its_own_stacks)
+{
+    struct written a, b;
+    write_profile_as(&a, 4242, 0x51, 0, PP_START_ROOT);
+    write_profile_as(&b, 4242, 0x52, 0, PP_START_ROOT);
+    const struct written *ws[] = { &a, &b };
+    for (int i = 0; i < 2; i++) {
+        struct rd_file *f = rd_read(ws[i]->path);
+        cr_assert_null(f->problem, "file %d: %s", i + 1, f->problem);
+        cr_assert(f->complete);
+        check_stacks(f, TICKS);
+        rd_free(f);
+    }
+}
+
+/* A fork child forks from a writer in the middle of a file: the child's
+ * file starts with tables it never filled (zero-filled pages, or emptied
+ * at its first tick), and the parent's goes on untouched. */
+Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
+{
+    struct written first;
+    write_profile(&first);            /* the writer's configuration */
+    char *argv[] = { "python3", "app.py", NULL };
+    pp_state.uid = 0x61;
+    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
+    writer_thread(1, 4242, "MainThread");
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
+    struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
+                             .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2, .frames = two };
+    struct writer_counters c = { 0 };
+    for (int t = 0; t < 50; t++) {
+        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
+        writer_sample(1, &a, a.flags | PP_SAMPLE_ON_CPU);
+        writer_tick_end();
+        c.samples++;
+        c.ticks++;
+        if (t == 30)
+            writer_flush(&c);
+    }
+    struct written *child = mmap(NULL, sizeof *child, PROT_READ | PROT_WRITE,
+                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(child, MAP_FAILED);
+    pid_t pid = fork();
+    if (pid == 0) {
+        writer_after_fork();
+        write_profile_as(child, 4343, 0x62, 0x61, PP_START_FORK);
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct rd_file *f = rd_read(child->path);
+    cr_assert_null(f->problem, "the child's file: %s", f->problem);
+    cr_assert(f->complete);
+    cr_assert_eq(f->pid, 4343);
+    cr_assert_eq(f->parent_uid, 0x61u);
+    check_stacks(f, TICKS);
+    rd_free(f);
+
+    for (int t = 50; t < 80; t++) {
+        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
+        writer_sample(1, &a, a.flags | PP_SAMPLE_ON_CPU);
+        writer_tick_end();
+        c.samples++;
+        c.ticks++;
+    }
+    writer_end(PP_END_EXIT, 0, &c);
+    char want[32], path[8192] = "";
+    snprintf(want, sizeof want, "%016llx", 0x61ULL);
+    DIR *d = opendir(pp_config.out_dir);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, want))
+            snprintf(path, sizeof path, "%s/%s", pp_config.out_dir, e->d_name);
+    closedir(d);
+    f = rd_read(path);
+    cr_assert_null(f->problem, "the parent's file: %s", f->problem);
+    cr_assert(f->complete);
+    check_stacks(f, 80);
+    rd_free(f);
+    munmap(child, sizeof *child);
 }
 
 Test(reader, keeps_every_sample_flushed_before_a_cut, .timeout = 120)
@@ -214,15 +344,33 @@ Test(reader, keeps_every_sample_flushed_before_a_cut, .timeout = 120)
 /* A file whose writer was killed right after a flush, with much decoded
  * data in each flush: the reader must drain zstd at the end of the input,
  * not only while input remains. */
-/* Writes `ticks` ticks of `per` samples, flushing every `every` ticks, and
- * no END: the process was killed right after its last flush.  Returns the
- * samples written; the file's path goes to path. */
+/* Writes, in a child process, `ticks` ticks of `per` samples, flushing
+ * every `every` ticks, and no END: the process was killed right after its
+ * last flush.  Returns the samples written; the file's path goes to path. */
 static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
                              char *path, size_t cap)
 {
     char *argv[] = { "python3", "big.py", NULL };
     pp_state.uid = uid;
-    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid > 0) {
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        char want[32];
+        snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
+        path[0] = 0;
+        DIR *d = opendir(pp_config.out_dir);
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strstr(e->d_name, want))
+                snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
+        closedir(d);
+        return (uint64_t)ticks * (uint64_t)per;
+    }
+    if (writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) != 0)
+        _exit(1);
     writer_thread(1, 4242, "MainThread");
     writer_thread(2, 4243, "worker");
     struct timespec ts;
@@ -242,17 +390,7 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
         if (t % every == every - 1)
             writer_flush(&c);
     }
-    char want[32];
-    snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
-    path[0] = 0;
-    DIR *d = opendir(pp_config.out_dir);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, want))
-            snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
-    closedir(d);
-    writer_after_fork();
-    return c.samples;
+    _exit(0);
 }
 
 /* Much decoded data in each flush: the reader must drain zstd at the end
