@@ -367,6 +367,48 @@ static void add_rejects(struct m_proc *p, const uint32_t *func)
     qsort(p->rejects, p->nrejects, sizeof *p->rejects, cmp_reject);
 }
 
+/* The trie node of file node `leaf`'s stack under the <truncated> root
+ * (M_TRUNCATED), cached in under[] (allocated on first use). */
+static uint32_t truncated_leaf(struct model *m, const struct rd_file *f,
+                               const uint32_t *func, uint32_t leaf,
+                               uint32_t **under)
+{
+    if (!*under && !(*under = calloc(f->nnodes, sizeof **under))) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    if ((*under)[leaf])
+        return (*under)[leaf];
+    /* The file's nodes name parents before children (the reader checks),
+     * so the chain ends; its length is bounded by the node count. */
+    size_t n = 0, cap = 64;
+    uint32_t *chain = malloc(cap * sizeof *chain);
+    for (uint32_t k = leaf; k && chain; k = f->nodes[k].parent) {
+        if (n == cap) {
+            uint32_t *c = realloc(chain, (cap *= 2) * sizeof *c);
+            if (!c)
+                free(chain);
+            chain = c;
+            if (!c)
+                break;
+        }
+        chain[n++] = k;
+    }
+    if (!chain) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    uint32_t t = intern_tnode(m, 0, intern_frame(m, intern_func(m, M_TRUNCATED,
+        M_TRUNCATED_FILE, M_TRUNCATED, 0, func_hash(M_TRUNCATED, M_TRUNCATED_FILE, 0)), 0));
+    while (n--) {
+        const struct rd_node *k = &f->nodes[chain[n]];
+        t = intern_tnode(m, t, intern_frame(m, func[k->code], k->line));
+    }
+    free(chain);
+    (*under)[leaf] = t;
+    return t;
+}
+
 static void add_file(struct model *m, uint32_t pi)
 {
     struct m_proc *p = &m->procs[pi];
@@ -412,6 +454,7 @@ static void add_file(struct model *m, uint32_t pi)
     add_rejects(p, func);
     uint32_t owner = p->folded_into >= 0 ? (uint32_t)p->folded_into : pi;
     struct index *ix = stack_index(m, owner == pi, f->counts_used);
+    uint32_t *under = NULL;        /* truncated_leaf's cache */
     for (size_t i = 0; i < f->counts_cap; i++) {
         const struct rd_count *c = &f->counts[i];
         if (!c->count)
@@ -426,21 +469,29 @@ static void add_file(struct model *m, uint32_t pi)
         unsigned modes = m->opt.all_modes ? modes_of(&m->opt, c->flags) : 0;
         if (!keep && !modes)
             continue;
+        int cut = (c->flags & PP_SAMPLE_TRUNCATED) != 0;
         if (keep) {
             p->samples += c->count;
             m->samples += c->count;
             if (c->thread < p->nthreads)
                 p->threads[c->thread].samples += c->count;
+            if (cut) {
+                m->procs[owner].truncated += c->count;
+                m->truncated += c->count;
+            }
         }
+        uint32_t leaf = cut ? truncated_leaf(m, f, func, c->leaf, &under)
+                            : tn[c->leaf];
         /* A folded process's threads are not the representative's. */
         size_t s = add_stack(m, ix, owner, owner == pi ? c->thread : 0,
-                             tn[c->leaf], keep ? c->count : 0);
+                             leaf, keep ? c->count : 0);
         for (int k = 0; k < M_NMODES; k++)
             if (modes >> k & 1)
                 m->stack_modes[s * M_NMODES + (size_t)k] += c->count;
     }
     free(func);
     free(tn);
+    free(under);
 }
 
 static void argv_key(const struct rd_file *f, char *buf, size_t cap)
@@ -650,6 +701,23 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
         add_file(m, (uint32_t)i);
         free(m->procs[i].code_hash);
         m->procs[i].code_hash = NULL;
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        struct m_proc *p = &m->procs[i];
+        p->group.samples = p->samples;
+        p->group.rejected = p->f->counters.rejected;
+        p->group.missed = p->f->counters.missed;
+        p->group.sampler_cpu_ns = p->f->counters.sampler_cpu_ns;
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct m_proc *p = &m->procs[i];
+        if (p->folded_into < 0)
+            continue;
+        struct m_proc *r = &m->procs[p->folded_into];
+        r->group.samples += p->samples;
+        r->group.rejected += p->f->counters.rejected;
+        r->group.missed += p->f->counters.missed;
+        r->group.sampler_cpu_ns += p->f->counters.sampler_cpu_ns;
     }
     count_functions(m);
     return m;

@@ -55,6 +55,11 @@ struct m_proc {
     size_t nthreads;
     uint64_t samples;            /* in the chosen mode                   */
     uint64_t samples_all;        /* every sample read                    */
+    uint64_t truncated;          /* in the mode: stacks cut at the depth
+                                    cap, with those folded into it */
+    /* This process and those folded into it (--fold-workers): what its
+     * row shows.  For a process folded into another: its own. */
+    struct { uint64_t samples, rejected, missed, sampler_cpu_ns; } group;
     uint64_t *code_hash;         /* until merged: each code's function's hash */
     /* Rejected samples by the function their thread was last seen in
      * (func M_NO_FUNC: not known), most first. */
@@ -62,6 +67,13 @@ struct m_proc {
     size_t nrejects;
 };
 #define M_NO_FUNC UINT32_MAX
+
+/* The function a sample whose stack was deeper than the sampler's cap
+ * (PP_SAMPLE_TRUNCATED) has as its outermost frame, above the innermost
+ * frames that were kept: its file is "~", as cProfile names functions
+ * that are not Python's. */
+#define M_TRUNCATED "<truncated>"
+#define M_TRUNCATED_FILE "~"
 
 struct m_stack { uint32_t proc, thread, leaf; uint64_t count; };
 
@@ -85,6 +97,7 @@ struct model {
     struct m_problem *problems; size_t nproblems;
     uint64_t samples, dropped;   /* in mode; rejected by the samplers     */
     uint64_t missed, sampler_cpu_ns, samples_all;
+    uint64_t truncated;          /* in mode: outer frames cut (M_TRUNCATED) */
     unsigned python_procs;
     /* processes that could not be profiled; set by the caller */
     struct unprofiled *unprofiled; size_t nunprofiled;

@@ -31,9 +31,13 @@ static const char categories[] =
  * rows, not the whole maps. */
 struct tables {
     uint32_t *stack_of, *string_of;
+    uint32_t *stack_of_cut;       /* the same under <truncated> (TL_CUT)    */
+    /* rows: file nodes, | TL_CUT under <truncated>, and TL_CUT alone for
+     * the <truncated> row itself; codes: file codes, and TRUNC_CODE */
     uint32_t *rows, *codes;
     size_t nrows, rows_cap, ncodes, codes_cap;
     uint32_t *up;                 /* PP_MAX_DEPTH nodes being added        */
+    uint32_t trunc_row, trunc_string;   /* + 1; 0: none yet              */
 };
 
 static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
@@ -50,29 +54,45 @@ static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
     return 0;
 }
 
-/* The stack row of leaf, adding it and its callers not yet in the table. */
-static long stack_row(struct tables *tb, const struct rd_file *f, uint32_t leaf)
+/* The string of the <truncated> row, in tb->codes. */
+#define TRUNC_CODE UINT32_MAX
+
+/* The stack row of an event's leaf (TL_CUT: under <truncated>), adding it
+ * and its callers not yet in the table. */
+static long stack_row(struct tables *tb, const struct rd_file *f, uint32_t event_leaf)
 {
+    int cut = (event_leaf & TL_CUT) != 0;
+    uint32_t leaf = event_leaf & ~TL_CUT, *row_of = cut ? tb->stack_of_cut : tb->stack_of;
+    if (cut && !tb->trunc_row) {
+        if (push(&tb->rows, &tb->nrows, &tb->rows_cap, TL_CUT) != 0 ||
+            push(&tb->codes, &tb->ncodes, &tb->codes_cap, TRUNC_CODE) != 0)
+            return -1;
+        tb->trunc_row = (uint32_t)tb->nrows;
+        tb->trunc_string = (uint32_t)tb->ncodes;
+    }
     size_t n = 0;
-    for (uint32_t k = leaf; k && !tb->stack_of[k] && n < PP_MAX_DEPTH;
-         k = f->nodes[k].parent)
+    for (uint32_t k = leaf; k && !row_of[k] && n < PP_MAX_DEPTH; k = f->nodes[k].parent)
         tb->up[n++] = k;
     while (n--) {
         uint32_t k = tb->up[n], code = f->nodes[k].code;
-        if (push(&tb->rows, &tb->nrows, &tb->rows_cap, k) != 0)
+        if (push(&tb->rows, &tb->nrows, &tb->rows_cap, k | (cut ? TL_CUT : 0)) != 0)
             return -1;
-        tb->stack_of[k] = (uint32_t)tb->nrows;
+        row_of[k] = (uint32_t)tb->nrows;
         if (!tb->string_of[code]) {
             if (push(&tb->codes, &tb->ncodes, &tb->codes_cap, code) != 0)
                 return -1;
             tb->string_of[code] = (uint32_t)tb->ncodes;
         }
     }
-    return (long)tb->stack_of[leaf] - 1;
+    return (long)row_of[leaf] - 1;
 }
 
 static void location(FILE *o, const struct rd_file *f, uint32_t code)
 {
+    if (code == TRUNC_CODE) {
+        out_json_str(o, M_TRUNCATED " (" M_TRUNCATED_FILE ":0)");
+        return;
+    }
     const struct rd_code *k = &f->codes[code];
     const char *file = rd_string(f, k->filename);
     size_t need = strlen(rd_string(f, k->qualname)) + strlen(file) + 32;
@@ -91,9 +111,16 @@ static void write_tables(FILE *o, struct tables *tb, const struct rd_file *f)
 {
     fputs(",\n     \"stackTable\": {\"schema\": {\"prefix\": 0, \"frame\": 1}, \"data\": [", o);
     for (size_t i = 0; i < tb->nrows; i++) {
-        uint32_t up = f->nodes[tb->rows[i]].parent;
-        if (up && tb->stack_of[up])
-            fprintf(o, "%s[%u,%zu]", i ? "," : "", tb->stack_of[up] - 1, i);
+        uint32_t v = tb->rows[i], k = v & ~TL_CUT, prefix = 0;
+        if (v & TL_CUT) {
+            uint32_t up = k ? f->nodes[k].parent : 0;
+            prefix = !k ? 0 : up ? tb->stack_of_cut[up] : tb->trunc_row;
+        } else {
+            uint32_t up = f->nodes[k].parent;
+            prefix = up ? tb->stack_of[up] : 0;
+        }
+        if (prefix)
+            fprintf(o, "%s[%u,%zu]", i ? "," : "", prefix - 1, i);
         else
             fprintf(o, "%s[null,%zu]", i ? "," : "", i);
     }
@@ -101,7 +128,12 @@ static void write_tables(FILE *o, struct tables *tb, const struct rd_file *f)
           "\"innerWindowID\": 2, \"implementation\": 3, \"line\": 4, \"column\": 5, "
           "\"category\": 6, \"subcategory\": 7}, \"data\": [", o);
     for (size_t i = 0; i < tb->nrows; i++) {
-        const struct rd_node *k = &f->nodes[tb->rows[i]];
+        if (tb->rows[i] == TL_CUT) {
+            fprintf(o, "%s[%u,false,0,null,null,null,0,0]", i ? "," : "",
+                    tb->trunc_string - 1);
+            continue;
+        }
+        const struct rd_node *k = &f->nodes[tb->rows[i] & ~TL_CUT];
         fprintf(o, "%s[%u,false,0,null,", i ? "," : "", tb->string_of[k->code] - 1);
         if (k->line >= 0)
             fprintf(o, "%d", k->line);
@@ -115,11 +147,18 @@ static void write_tables(FILE *o, struct tables *tb, const struct rd_file *f)
         location(o, f, tb->codes[i]);
     }
     fputc(']', o);
-    for (size_t i = 0; i < tb->nrows; i++)
-        tb->stack_of[tb->rows[i]] = 0;
+    for (size_t i = 0; i < tb->nrows; i++) {
+        uint32_t v = tb->rows[i];
+        if (v & TL_CUT)
+            tb->stack_of_cut[v & ~TL_CUT] = 0;
+        else
+            tb->stack_of[v] = 0;
+    }
     for (size_t i = 0; i < tb->ncodes; i++)
-        tb->string_of[tb->codes[i]] = 0;
+        if (tb->codes[i] != TRUNC_CODE)
+            tb->string_of[tb->codes[i]] = 0;
     tb->nrows = tb->ncodes = 0;
+    tb->trunc_row = tb->trunc_string = 0;
 }
 
 static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb,
@@ -193,8 +232,9 @@ static int process(FILE *o, const struct model *m, size_t i, struct tables *tb,
         return -1;
     size_t nn = t->f->nnodes ? t->f->nnodes : 1, nc = t->f->ncodes ? t->f->ncodes : 1;
     tb->stack_of = calloc(nn, sizeof *tb->stack_of);
+    tb->stack_of_cut = calloc(nn, sizeof *tb->stack_of_cut);
     tb->string_of = calloc(nc, sizeof *tb->string_of);
-    int r = tb->stack_of && tb->string_of ? 0 : -1;
+    int r = tb->stack_of && tb->stack_of_cut && tb->string_of ? 0 : -1;
     char argv[256], pname[320];
     model_argv_str(p, argv, sizeof argv);
     snprintf(pname, sizeof pname, "%s (pid %lld)", argv, (long long)p->f->pid);
@@ -210,6 +250,7 @@ static int process(FILE *o, const struct model *m, size_t i, struct tables *tb,
     }
     fputs("]}", o);
     free(tb->stack_of);
+    free(tb->stack_of_cut);
     free(tb->string_of);
     tl_free(t);
     return r;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "output.h"
+#include "pyprof/format.h"
 
 /* html_assets.c, made from merge/html/ at build time. */
 extern const char html_page[], html_css[], html_js[];
@@ -277,20 +278,35 @@ static void stack_counts(const struct model *m, size_t i, uint64_t c[3])
     c[m->opt.mode] = m->stacks[i].count;
 }
 
+/* The function of the outermost frame of trie node leaf's stack. */
+static uint32_t root_func(const struct model *m, uint32_t leaf)
+{
+    uint32_t t = leaf;
+    while (t && m->tnodes[t - 1].parent)
+        t = m->tnodes[t - 1].parent;
+    return t ? m->frames[m->tnodes[t - 1].frame].func : M_NO_FUNC;
+}
+
 /* One run: its functions, trie, stacks, and (for the run shown, not a
  * diff's base) processes and source lines. */
 static int write_profile(FILE *j, const struct model *m, int full)
 {
-    uint64_t tot[3] = { 0, 0, 0 };
+    uint64_t tot[3] = { 0, 0, 0 }, cut[3] = { 0, 0, 0 };
+    long trunc = model_func_find(m, M_TRUNCATED, M_TRUNCATED_FILE, 0);
     for (size_t i = 0; i < m->nstacks; i++) {
         uint64_t c[3];
         stack_counts(m, i, c);
-        for (int k = 0; k < 3; k++)
+        int is_cut = trunc >= 0 && root_func(m, m->stacks[i].leaf) == (uint32_t)trunc;
+        for (int k = 0; k < 3; k++) {
             tot[k] += c[k];
+            cut[k] += is_cut ? c[k] : 0;
+        }
     }
-    fprintf(j, "{\"samples\":[%llu,%llu,%llu],\n\"funcs\":[",
+    fprintf(j, "{\"samples\":[%llu,%llu,%llu],\"truncated\":[%llu,%llu,%llu],"
+               "\"max_depth\":%u,\n\"funcs\":[",
             (unsigned long long)tot[0], (unsigned long long)tot[1],
-            (unsigned long long)tot[2]);
+            (unsigned long long)tot[2], (unsigned long long)cut[0],
+            (unsigned long long)cut[1], (unsigned long long)cut[2], PP_MAX_DEPTH);
     for (size_t i = 0; i < m->nfuncs; i++) {
         fputs(i ? (i % 8 ? ",[" : ",\n[") : "[", j);
         out_json_str(j, m->funcs[i].name);

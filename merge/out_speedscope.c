@@ -41,12 +41,14 @@ struct stacks {
     const struct rd_file *f;
     const long *fn;
     uint64_t *at;               /* node -> (offset + 1) << 24 | length     */
+    uint64_t *at_cut;           /* the same under <truncated> (TL_CUT)     */
+    long trunc_fn;              /* the model's <truncated> function, or -1 */
     char *kept;
     size_t used, cap;
-    char *buf;                  /* one stack: PP_MAX_DEPTH numbers        */
+    char *buf;                  /* one stack: PP_MAX_DEPTH numbers + 1    */
 };
 
-#define STACK_BUF (PP_MAX_DEPTH * 12u)
+#define STACK_BUF ((PP_MAX_DEPTH + 1) * 12u)   /* + <truncated> */
 
 static size_t put_num(char *b, unsigned long v)
 {
@@ -60,13 +62,15 @@ static size_t put_num(char *b, unsigned long v)
     return k;
 }
 
-/* leaf's functions, outermost first, comma-separated into s->buf. */
-static size_t render(struct stacks *s, uint32_t leaf)
+/* leaf's functions, outermost first, comma-separated into s->buf; under
+ * the <truncated> function if cut. */
+static size_t render(struct stacks *s, uint32_t leaf, int cut)
 {
     const struct rd_file *f = s->f;
     size_t depth = 0;
     for (uint32_t k = leaf; k && depth < PP_MAX_DEPTH; k = f->nodes[k].parent)
         depth += s->fn[f->nodes[k].code] >= 0;
+    cut = cut && s->trunc_fn >= 0;
     /* written from the end: the walk goes from the leaf outwards */
     char num[24];
     size_t end = STACK_BUF, d = 0;
@@ -80,18 +84,28 @@ static size_t render(struct stacks *s, uint32_t leaf)
         end -= n;
         memcpy(s->buf + end, num, n);
     }
+    if (cut) {
+        size_t n = put_num(num, (unsigned long)s->trunc_fn);
+        if (d)
+            s->buf[--end] = ',';
+        end -= n;
+        memcpy(s->buf + end, num, n);
+    }
     memmove(s->buf, s->buf + end, STACK_BUF - end);
     return STACK_BUF - end;
 }
 
-static void put_stack(FILE *o, struct stacks *s, uint32_t leaf)
+static void put_stack(FILE *o, struct stacks *s, uint32_t event_leaf)
 {
-    uint64_t a = s->at[leaf];
+    int cut = (event_leaf & TL_CUT) != 0;
+    uint32_t leaf = event_leaf & ~TL_CUT;
+    uint64_t *slot = cut ? &s->at_cut[leaf] : &s->at[leaf];
+    uint64_t a = *slot;
     if (a) {
         fwrite(s->kept + (a >> 24) - 1, 1, a & 0xffffff, o);
         return;
     }
-    size_t n = render(s, leaf);
+    size_t n = render(s, leaf, cut);
     fwrite(s->buf, 1, n, o);
     if (!n || s->used + n > KEEP_CAP)
         return;
@@ -106,7 +120,7 @@ static void put_stack(FILE *o, struct stacks *s, uint32_t leaf)
         s->cap = cap;
     }
     memcpy(s->kept + s->used, s->buf, n);
-    s->at[leaf] = (uint64_t)(s->used + 1) << 24 | n;
+    *slot = (uint64_t)(s->used + 1) << 24 | n;
     s->used += n;
 }
 
@@ -196,7 +210,11 @@ int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt
         struct tl_proc *t = tl_read(m, i);
         long *fn = t ? code_funcs(m, t->f) : NULL;
         uint64_t *at = t ? calloc(t->f->nnodes ? t->f->nnodes : 1, sizeof *at) : NULL;
-        if (!fn || !at) {
+        uint64_t *at_cut = t ? calloc(t->f->nnodes ? t->f->nnodes : 1, sizeof *at_cut)
+                             : NULL;
+        if (!fn || !at || !at_cut) {
+            free(at);
+            free(at_cut);
             free(fn);
             tl_free(t);
             r = -1;
@@ -205,6 +223,8 @@ int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt
         st.f = t->f;
         st.fn = fn;
         st.at = at;
+        st.at_cut = at_cut;
+        st.trunc_fn = model_func_find(m, M_TRUNCATED, M_TRUNCATED_FILE, 0);
         st.used = 0;
         for (size_t th = 0; th < p->nthreads && !r; th++) {
             if (!p->threads[th].samples)
@@ -213,6 +233,7 @@ int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt
             first = 0;
         }
         free(at);
+        free(at_cut);
         free(fn);
         tl_free(t);
     }

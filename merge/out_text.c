@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "pyprof/format.h"
 
 static void totals(FILE *o, const struct model *m)
 {
@@ -31,6 +32,10 @@ static void totals(FILE *o, const struct model *m)
                 (double)ticks / busy_s, 1e9 / (double)asked_ns);
     fprintf(o, "  rejected        %llu samples (stacks that changed while read)\n",
             (unsigned long long)m->dropped);
+    if (m->truncated)
+        fprintf(o, "  truncated       %llu samples (stacks deeper than %u frames: the "
+                   "outer frames are cut, the rest shown under %s)\n",
+                (unsigned long long)m->truncated, PP_MAX_DEPTH, M_TRUNCATED);
     fprintf(o, "  missed ticks    %llu\n", (unsigned long long)m->missed);
     fprintf(o, "  sampler CPU     %.1f ms (%.2f us per sample)\n",
             (double)m->sampler_cpu_ns / 1e6,
@@ -134,10 +139,10 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
                  f->interval_ns ? 1e9 / (double)f->interval_ns : 0);
     fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
             depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
-            (unsigned long long)p->samples, rate,
-            (unsigned long long)f->counters.rejected,
-            (unsigned long long)f->counters.missed,
-            (double)f->counters.sampler_cpu_ns / 1e6, ex, f->python, argv,
+            (unsigned long long)p->group.samples, rate,
+            (unsigned long long)p->group.rejected,
+            (unsigned long long)p->group.missed,
+            (double)p->group.sampler_cpu_ns / 1e6, ex, f->python, argv,
             f->complete ? "" : "  [incomplete]");
     if (p->folded > 1)
         fprintf(o, "  [x%u identical processes folded]", p->folded);

@@ -228,8 +228,10 @@ int main(int argc, char **argv)
             break;
         case 'F': mo.fold_workers = 1; break;
         case 't':
-            oo.top = (size_t)strtoul(optarg, &end, 10);
-            if (*end || !oo.top) {
+            /* strtoul would take "-3" as a huge count */
+            oo.top = optarg[0] >= '0' && optarg[0] <= '9' ?
+                     (size_t)strtoul(optarg, &end, 10) : 0;
+            if (!oo.top || *end) {
                 fprintf(stderr, "pyprof-merge: --top %s: expected a positive number\n", optarg);
                 return 2;
             }
@@ -306,6 +308,19 @@ int main(int argc, char **argv)
     if (model_empty(m)) {
         fputs("pyprof-merge: nothing could be read\n", stderr);
         return 2;
+    }
+    if (mo.pid) {
+        size_t k = 0;
+        while (k < m->nprocs && m->procs[k].f->pid != mo.pid)
+            k++;
+        if (k == m->nprocs) {
+            fprintf(stderr, "pyprof-merge: --pid %ld: no process of the input has "
+                            "that pid (the input's:", mo.pid);
+            for (size_t i = 0; i < m->nprocs && i < 20; i++)
+                fprintf(stderr, " %lld", (long long)m->procs[i].f->pid);
+            fprintf(stderr, "%s)\n", m->nprocs > 20 ? " ..." : "");
+            return 2;
+        }
     }
     FILE *o = stdout;
     if (output && !(o = fopen(output, "w"))) {

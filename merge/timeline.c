@@ -159,7 +159,8 @@ static void on_sample(void *arg, const struct rd_file *f, uint32_t thread,
         emit(t, th, 0, t->now - th->end);
     }
     th->pending = 1;
-    th->pending_leaf = leaf;
+    /* node ids stay below 2^31: the reader caps a file's nodes far lower */
+    th->pending_leaf = leaf | (flags & PP_SAMPLE_TRUNCATED ? TL_CUT : 0);
 }
 
 /* The spool: in $TMPDIR (or /tmp), which *dir names for messages. */

@@ -22,8 +22,14 @@
 #include "model.h"
 #include "reader.h"
 
+/* In a tl_event's leaf: the sample's stack was deeper than the sampler
+ * keeps (PP_SAMPLE_TRUNCATED); the node is leaf & ~TL_CUT, and the stack
+ * is shown under the model's <truncated> root (M_TRUNCATED). */
+#define TL_CUT 0x80000000u
+
 struct tl_event {
-    uint32_t leaf;          /* node of the timeline's file; 0: no sample  */
+    uint32_t leaf;          /* node of the timeline's file, | TL_CUT; 0: no
+                               sample                                      */
     uint64_t start, dur;    /* ns since the process's start               */
 };
 

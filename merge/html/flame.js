@@ -453,6 +453,13 @@
         : shown + " of " + all + " processes") + (chosenThread ? " \u00b7 one thread" : "") +
         " \u00b7 all modes: wall " + fmt(P.samples[0]) + ", cpu " + fmt(P.samples[1]) +
         ", gil " + fmt(P.samples[2])));
+      var cut = P.truncated ? P.truncated[mode] : 0;
+      if (cut) {
+        var c = el("span", "", " \u00b7 " + fmt(cut) + " truncated (stacks deeper than " +
+                   P.max_depth + " frames: outer frames cut, shown under <truncated>)");
+        c.id = "truncated-samples";
+        t.appendChild(c);
+      }
     }
     t.dataset.samples = total;
   }

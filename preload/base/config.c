@@ -20,16 +20,14 @@ struct pp_config pp_config;
 
 int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
-    if (!s || !*s)
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || s[0] == '-' || v < lo || v > hi)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
+    return pp_parse_uint(s, lo, hi, out);
 }
+
+/* Bad values are said by the tree's first process only, or by pyprof-run
+ * for the whole tree when it runs it: every process of the tree reads the
+ * same environment, and the sh or make between them are not ours to
+ * clutter (pyprof(7), ENVIRONMENT). */
+static int quiet;
 
 static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
                          unsigned def)
@@ -40,7 +38,8 @@ static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
         return def;
     if (config_parse_uint(s, lo, hi, &v) == 0)
         return v;
-    pp_warn("%s=%s is not a number in [%u, %u]; using %u", name, s, lo, hi, def);
+    if (!quiet)
+        pp_warn("%s=%s is not a number in [%u, %u]; using %u", name, s, lo, hi, def);
     return def;
 }
 
@@ -51,7 +50,8 @@ static void copy_var(const char *name, char *dst, size_t cap)
     if (!s)
         return;
     if (strlen(s) >= cap) {
-        pp_warn("%s is longer than %zu bytes; ignored", name, cap - 1);
+        if (!quiet)
+            pp_warn("%s is longer than %zu bytes; ignored", name, cap - 1);
         return;
     }
     strcpy(dst, s);
@@ -83,7 +83,8 @@ void pp_config_report_bad_log(void)
     static int said;
     /* The first Python of a tree only: its descendants get a
      * PYPROF_PARENT, and sh or make around it are not ours to clutter. */
-    if (said || !pp_config.log_bad[0] || pp_state.started_by != PP_START_ROOT)
+    if (said || !pp_config.log_bad[0] || pp_state.started_by != PP_START_ROOT ||
+        quiet)
         return;
     said = 1;
     pp_say("PYPROF_LOG=%s is not 0, 1 or 2; using %d", pp_config.log_bad,
@@ -92,6 +93,7 @@ void pp_config_report_bad_log(void)
 
 void pp_config_init(void)
 {
+    quiet = getenv(PP_ENV_RUN_SOCKET) != NULL || getenv(PP_ENV_PARENT) != NULL;
     /* The log settings first: the other parsers may want to complain. */
     copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
     /* A log file asked for is not the program's stderr: it gets the

@@ -9,9 +9,7 @@
 
 #include <limits.h>
 
-#define PP_DEFAULT_HZ        100
-#define PP_MAX_HZ            200000
-#define PP_DEFAULT_FLUSH_MS  200
+#include "pyprof/settings.h"
 
 struct pp_config {
     char     out_dir[PATH_MAX];   /* absolute                               */

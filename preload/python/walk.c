@@ -823,6 +823,13 @@ static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
     };
     out_tstate = tstate;
     out_seq = th.seq;
+    /* A thread state whose thread id is not set yet (a thread starting:
+     * CPython binds it to its OS thread as the thread begins to run) is
+     * no thread's sample yet: written with its real id or not at all.
+     * Unless ids are not known at all (3.10 where glibc's descriptor was
+     * not understood: every id is 0). */
+    if (!th.native_tid && (L->ts_native_tid || pthread_tid_off >= 0))
+        return;
     fn(ctx, &th);
 }
 

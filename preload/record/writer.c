@@ -626,10 +626,11 @@ int writer_open(const struct writer_image *img)
     }
     file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL);
     const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    /* The directory is made only when it is missing: most files go where
-     * an earlier process of the tree already made it. */
+    /* The directory is made (or found not to be one) only when the file
+     * cannot be created: most files go where an earlier process of the
+     * tree already made it. */
     int fd = open(w.path, flags, 0600);
-    if (fd < 0 && errno == ENOENT) {
+    if (fd < 0) {
         if (make_dirs(pp_config.out_dir) != 0) {
             pp_not_profiled("cannot create %s: %s", pp_config.out_dir,
                             strerror(errno));

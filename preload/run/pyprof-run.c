@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pyprof/settings.h"
 #include "pyprof/unprofiled.h"
 #include "run/stragglers.h"
 #include "unprofiled.h"
@@ -409,6 +410,28 @@ static void summary(const char *merge, const char *dir)
 
 /* How many processes of the tree could not be profiled, and why: the
  * first few by name, as pyprof-merge's text report lists them all. */
+/* The PYPROF_* settings of the environment that every process of the tree
+ * reads and falls back from, said once for the tree: the processes stay
+ * quiet about them under pyprof-run (pyprof(7), ENVIRONMENT).  Those this
+ * run set itself from its options are not the user's. */
+static void say_bad_settings(int set_hz, int set_follow)
+{
+    static const struct pp_setting settings[] = PP_SETTINGS;
+    for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+        const struct pp_setting *t = &settings[i];
+        const char *v = getenv(t->name);
+        unsigned got, def = t->def;
+        if (!v || (set_hz && !strcmp(t->name, "PYPROF_HZ")) ||
+            (set_follow && !strcmp(t->name, "PYPROF_FOLLOW")) ||
+            pp_parse_uint(v, t->lo, t->hi, &got) == 0)
+            continue;
+        if (!strcmp(t->name, "PYPROF_LOG") && getenv("PYPROF_LOG_FILE"))
+            def = 1;
+        fprintf(stderr, "pyprof: %s=%s is not a number in [%u, %u]; every process "
+                        "used %u\n", t->name, v, t->lo, t->hi, def);
+    }
+}
+
 static void say_not_profiled(const char *dir)
 {
     struct unprofiled *u;
@@ -555,6 +578,8 @@ int main(int argc, char **argv)
     }
     if (!quiet && have_merge)
         summary(merge, dir);
+    if (!quiet)
+        say_bad_settings(rate != NULL, !follow);
     if (!quiet)
         say_not_profiled(dir);
     if (!quiet && report)

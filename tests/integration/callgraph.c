@@ -189,7 +189,15 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
         return CG_EMPTY;
     if (interpreter_own(frames, depth))
         return CG_OK;
-    for (size_t i = 0; i < depth; i++) {
+    /* A stack deeper than the sampler's cap keeps its innermost frames
+     * under pyprof-merge's <truncated> root: its outermost kept frame can
+     * be any function, called from frames that were cut. */
+    size_t from = 0;
+    if (!strncmp(frames[0], "<truncated> (", 13))
+        from = 1;
+    if (from == depth)
+        return CG_EMPTY;
+    for (size_t i = from; i < depth; i++) {
         char name[NAME_MAX_LEN], file[1024];
         long line;
         *at = i;
@@ -207,7 +215,7 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
             return CG_LINE_OUTSIDE;
         if (i == 0 && !is_entry(g, name))
             return CG_NOT_ENTRY;
-        if (i > 0) {
+        if (i > from) {
             int resumed = f && f->resumed;
             if (!has_edge(g, caller, caller_line, name, resumed))
                 return resumed ? CG_NOT_RESUMED : CG_NOT_CALLED;

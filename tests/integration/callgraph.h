@@ -12,7 +12,10 @@
  *                                      generator/coroutine is resumed
  *     call CALLER LINE CALLEE          CALLER's line LINE calls CALLEE
  *     resume CALLER LINE CALLEE        CALLER's line LINE resumes CALLEE
- * <module> is always a function (of any line).  A stack made only of
+ * <module> is always a function (of any line).  A stack whose outermost
+ * frame is pyprof-merge's "<truncated> (~:0)" (deeper than the sampler's
+ * cap) is checked from its next frame on, which may be any function.  A
+ * stack made only of
  * frames of "<frozen ...>" files is the interpreter's own start-up
  * (zipimport, importlib called from C) and passes.
  */

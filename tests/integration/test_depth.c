@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "harness.h"
+#include "json_report.h"
+#include "pyprof/format.h"
 
 #define HZ      1000
 #define BUCKETS 6
@@ -102,4 +104,76 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
                   "frames %d-%d of descend have %.2f of its samples, "
                   "against %.2f of the ticks that found the stack there",
                   b * 100 + 1, b * 100 + 100, got[b], want[b]);
+}
+
+/* Deeper than the sampler keeps (PP_MAX_DEPTH frames, innermost kept):
+ * every report marks the cut with a <truncated> root and counts it
+ * (pyprof(7), "Deep stacks").  20,000 frames from 3.11 on; 3.10 recurses
+ * on the C stack too, and 6,000 are enough to cross the cap. */
+PP_TEST(depth, a_stack_deeper_than_the_cap_is_marked_truncated_in_every_output,
+        .timeout = 120)
+{
+    const char *depth = py->minor >= 11 ? "20000" : "6000";
+    if (py->minor < 11)
+        fprintf(stderr, "%s: 6,000 frames rather than 20,000 (3.10 recurses on "
+                        "the C stack)\n", py->label);
+    const char *dir = pp_tmpdir();
+    struct pp_result run, rep;
+    const char *args[] = { pp_script("very_deep.py"), depth, "0.6", NULL };
+    pp_run_python(&run, py, dir, 200, NULL, args);
+    pp_expect_ok(py, &run, "very_deep.py");
+    pp_assert(py, strstr(run.out, "bottom"), "very_deep.py did not reach its bottom");
+
+    const struct pp_json *doc = pp_json_report(py, dir, NULL, 0);
+    const struct pp_json *p = pp_json_process(doc, 0, "root");
+    pp_assert(py, p, "no root process in the report");
+    double cut = pp_json_num(doc, "totals.truncated", -1);
+    double bottom = pp_json_samples_in(doc, (long)pp_json_num(p, "pid", -1),
+                                       "bottom_burn");
+    pp_expect(py, bottom >= 40, "bottom_burn: %g samples in 0.6 s at 200 Hz", bottom);
+    pp_expect(py, cut >= bottom, "totals.truncated %g, but %g samples were at the "
+              "bottom of a %s-frame recursion", cut, bottom, depth);
+    pp_expect(py, pp_json_num(p, "truncated", -1) == cut,
+              "the process's truncated count differs from the total's %g", cut);
+    pp_expect(py, pp_json_num(doc, "totals.max_depth", -1) == PP_MAX_DEPTH,
+              "totals.max_depth is not %u", PP_MAX_DEPTH);
+
+    /* collapsed: every stack through bottom_burn starts at <truncated> and
+     * keeps PP_MAX_DEPTH frames below it */
+    pp_merge(&rep, "collapsed", NULL, dir);
+    pp_assert(py, rep.exited && rep.code == 0, "collapsed: %s", pp_describe(&rep));
+    size_t seen = 0;
+    for (char *line = rep.out; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        if (strstr(line, "bottom_burn (")) {
+            seen++;
+            size_t frames = 1;
+            for (const char *c = line; *c; c++)
+                frames += *c == ';';
+            pp_expect(py, !strncmp(line, "<truncated> (~:0);deep (", 24),
+                      "a stack through bottom_burn does not start at <truncated>: "
+                      "%.120s", line);
+            pp_expect(py, frames == PP_MAX_DEPTH + 1, "a stack through bottom_burn "
+                      "has %zu frames, expected <truncated> and %u", frames,
+                      PP_MAX_DEPTH);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    pp_expect(py, seen > 0, "collapsed: no stack through bottom_burn");
+
+    /* the text report's totals, and the root pseudo-frame in the formats
+     * that name frames */
+    pp_merge(&rep, "text", NULL, dir);
+    char want[64];
+    snprintf(want, sizeof want, "  truncated       %.0f samples", cut);
+    pp_expect(py, strstr(rep.out, want), "text: no \"%s\" line in the totals", want);
+    static const char *const formats[] = { "speedscope", "gecko", "pstats", "html" };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        pp_merge(&rep, formats[i], NULL, dir);
+        pp_expect(py, rep.exited && rep.code == 0, "%s: %s", formats[i], pp_describe(&rep));
+        pp_expect(py, memmem(rep.out, rep.out_len, "<truncated>", 11),
+                  "%s: no <truncated> frame", formats[i]);
+    }
 }

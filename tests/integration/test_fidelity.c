@@ -368,3 +368,38 @@ PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wa
     pp_expect(py, deep == 0, "%ld samples of nap_deep not under 151 calls of down",
               deep);
 }
+
+/* A thread state is bound to its OS thread only as the thread begins to
+ * run; sampled before, it has no thread id.  2,000 short threads at 5 kHz
+ * give the sampler many such moments: no thread of the report, and no
+ * stack, may have thread id 0 (pyprof(7), "What a sample records"). */
+PP_TEST(fidelity, a_thread_is_recorded_with_its_real_id_or_not_at_all,
+        .timeout = 120)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run, js;
+    const char *args[] = { "-S", "-I", pp_script("short_threads.py"), "2000", "50",
+                           NULL };
+    pp_run_python(&run, py, dir, 5000, NULL, args);
+    pp_expect_ok(py, &run, "short_threads.py");
+    pp_assert(py, strstr(run.out, "started 2000"), "short_threads.py did not finish");
+    pp_merge(&js, "json", NULL, dir);
+    const struct pp_json *doc = pp_parse_json(py, &js);
+    const struct pp_json *ths = pp_json_get(doc, "processes.0.threads");
+    pp_assert(py, ths && ths->type == PP_JARR, "no threads in the JSON report");
+    size_t zero = 0, zero_stacks = 0, tiny = 0;
+    for (size_t i = 0; i < ths->n; i++)
+        zero += pp_json_num(&ths->items[i], "tid", -1) == 0;
+    const struct pp_json *st = pp_json_get(doc, "stacks");
+    for (size_t i = 0; st && i < st->n; i++) {
+        if (pp_json_num(&st->items[i], "tid", -1) == 0)
+            zero_stacks += (size_t)pp_json_num(&st->items[i], "count", 0);
+        tiny += pp_json_stack_has(&st->items[i], "tiny") ?
+                (size_t)pp_json_num(&st->items[i], "count", 0) : 0;
+    }
+    pp_expect(py, zero == 0 && zero_stacks == 0, "%zu threads and %zu samples with "
+              "thread id 0 among %zu threads", zero, zero_stacks, ths->n);
+    /* Else no short thread was seen running and nothing was checked. */
+    pp_expect(py, ths->n >= 50 && tiny >= 50, "only %zu threads and %zu samples of "
+              "tiny seen", ths->n, tiny);
+}

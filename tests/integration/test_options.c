@@ -139,6 +139,52 @@ PP_TEST(options, fold_workers_reports_identical_workers_as_one, .timeout = 90)
     pp_expect(py, procs && procs->n == 2 && folded3,
               "expected the parent and one entry folding 3 workers, got %zu processes",
               procs ? procs->n : 0);
+    /* The folded entry counts the whole group: with the parent's, every
+     * sample of the run (the unfolded report's total). */
+    const struct pp_json *plain = pp_json_report(py, dir, NULL, 0);
+    double all = pp_json_num(plain, "totals.samples", -1), sum = 0;
+    for (size_t i = 0; procs && i < procs->n; i++)
+        sum += pp_json_num(&procs->items[i], "samples", 0);
+    pp_expect(py, all > 0 && sum == all, "folded processes' samples add up to %g, "
+              "the run has %g", sum, all);
+    char want[64];
+    pp_merge(&rep, "text", opts, dir);
+    for (size_t i = 0; procs && i < procs->n; i++)
+        if (pp_json_num(&procs->items[i], "folded", 0) == 3) {
+            snprintf(want, sizeof want, " %.0f ",
+                     pp_json_num(&procs->items[i], "samples", 0));
+            pp_expect(py, strstr(rep.out, want), "the text tree does not show the "
+                      "group's %s samples:\n%.2000s", want, rep.out);
+        }
+}
+
+/* Options that cannot mean anything are refused with a message naming
+ * them and exit status 2 (pyprof-merge(1)). */
+PP_TEST(options, pyprof_merge_refuses_a_pid_the_input_lacks_and_a_bad_top,
+        .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { "-c", "pass", NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "python -c pass");
+    static const char *const bad[][3] = {
+        { "--pid", "999999999", "no process of the input has that pid" },
+        { "--top", "-3", "expected a positive number" },
+        { "--top", "0", "expected a positive number" },
+        { "--top", "x", "expected a positive number" },
+    };
+    static const char *const formats[] = { "collapsed", "pstats", "text" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
+            struct pp_result rep;
+            const char *opts[] = { bad[i][0], bad[i][1], NULL };
+            pp_merge(&rep, formats[k], opts, dir);
+            pp_expect(py, rep.exited && rep.code == 2 && strstr(rep.err, bad[i][2]) &&
+                      rep.out_len == 0, "%s %s --format %s: %s, %zu bytes out, "
+                      "stderr: %.300s", bad[i][0], bad[i][1], formats[k],
+                      pp_describe(&rep), rep.out_len, rep.err);
+        }
 }
 
 Test(options, pyprof_run_exits_with_the_commands_status, .timeout = 60)
@@ -354,4 +400,42 @@ PP_TEST(options, pyprof_merge_selects_limits_groups_and_reports_damage, .timeout
     pp_merge(&r, "text", NULL, garbage);
     pp_expect(py, r.exited && r.code == 2, "nothing readable: %s, expected exit 2",
               pp_describe(&r));
+}
+
+/* Occurrences of needle in hay. */
+static size_t count_in(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Every process of a tree reads the same PYPROF_* settings; a bad one is
+ * said once for the tree: by its first process, or by pyprof-run's
+ * summary when pyprof-run runs it (pyprof(7), ENVIRONMENT). */
+PP_TEST(options, a_bad_setting_is_said_once_for_the_whole_tree, .timeout = 60)
+{
+    char code[600];
+    snprintf(code, sizeof code, "import subprocess; subprocess.run(['sh', '-c', "
+             "'%s -c pass; %s -c pass'], check=True)", py->path, py->path);
+    const char *extra[] = { "PYPROF_HZ=abc", "PYPROF_LOG=1", NULL };
+    struct pp_result r;
+    const char *args[] = { "-c", code, NULL };
+    pp_run_python(&r, py, pp_tmpdir(), 0, extra, args);
+    pp_expect_ok(py, &r, "the tree under LD_PRELOAD");
+    pp_expect(py, count_in(r.err, "PYPROF_HZ=abc") == 1, "LD_PRELOAD: PYPROF_HZ=abc "
+              "said %zu times for a tree of 4 processes:\n%.2000s",
+              count_in(r.err, "PYPROF_HZ=abc"), r.err);
+
+    const char *run = getenv("PYPROF_TEST_RUN");
+    const char *argv[] = { run, "-o", pp_tmpdir(), "--", py->path, "-c", code, NULL };
+    const char *env[] = { "PYPROF_HZ=abc", "PYPROF_LOG=1", NULL };
+    pp_run(&r, argv, env, 60, NULL, NULL);
+    pp_expect(py, r.exited && r.code == 0, "pyprof-run: %s", pp_describe(&r));
+    pp_expect(py, count_in(r.err, "PYPROF_HZ=abc") == 1 &&
+              strstr(r.err, "pyprof: PYPROF_HZ=abc is not a number in [1, 200000]; "
+                            "every process used 100"),
+              "pyprof-run: PYPROF_HZ=abc said %zu times, or not in its summary:\n%.2000s",
+              count_in(r.err, "PYPROF_HZ=abc"), r.err);
 }

@@ -69,6 +69,18 @@ Test(callgraph, a_chain_cut_in_the_middle_is_not_at_a_thread_entry)
     CHECK(CG_NOT_ENTRY, 0, "fib (/t/p.py:11)", "fib (/t/p.py:10)");
 }
 
+/* pyprof-merge's root for a stack deeper than the sampler keeps: the
+ * frame under it may be any function, and the rest is checked as ever. */
+Test(callgraph, a_truncated_stack_is_checked_below_its_cut)
+{
+    CHECK(CG_OK, 0, "<truncated> (~:0)", "fib (/t/p.py:11)", "fib (/t/p.py:10)");
+    CHECK(CG_OK, 0, "<truncated> (~:0)", "pipeline (/t/p.py:42)",
+          "evens (/t/p.py:31)");
+    CHECK(CG_NOT_CALLED, 2, "<truncated> (~:0)", "pipeline (/t/p.py:43)",
+          "fib (/t/p.py:11)");
+    CHECK(CG_EMPTY, 0, "<truncated> (~:0)");
+}
+
 Test(callgraph, a_caller_on_a_line_that_does_not_call_its_callee)
 {
     /* pipeline read before or after its call: line 43 calls nothing. */
