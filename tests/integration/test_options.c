@@ -165,9 +165,12 @@ PP_TEST(options, pyprof_merge_refuses_a_pid_the_input_lacks_and_a_bad_top,
 {
     const char *dir = pp_tmpdir();
     struct pp_result run;
-    const char *args[] = { "-c", "pass", NULL };
+    /* Long enough to be sampled: `-c pass` may end before its interpreter
+     * is ready to be, and leave no file. */
+    const char *args[] = { "-c", "import time; time.sleep(0.2)", NULL };
     pp_run_python(&run, py, dir, HZ, NULL, args);
-    pp_expect_ok(py, &run, "python -c pass");
+    pp_expect_ok(py, &run, "python -c 'time.sleep(0.2)'");
+    pp_assert(py, pp_count_files(dir, ".zst") == 1, "no profile of the run to merge");
     static const char *const bad[][3] = {
         { "--pid", "999999999", "no process of the input has that pid" },
         { "--top", "-3", "expected a positive number" },
