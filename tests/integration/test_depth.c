@@ -175,5 +175,11 @@ PP_TEST(depth, a_stack_deeper_than_the_cap_is_marked_truncated_in_every_output,
         pp_expect(py, rep.exited && rep.code == 0, "%s: %s", formats[i], pp_describe(&rep));
         pp_expect(py, memmem(rep.out, rep.out_len, "<truncated>", 11),
                   "%s: no <truncated> frame", formats[i]);
+        /* the page's data, from which its totals say how many were cut,
+         * per mode (wall first) */
+        if (!strcmp(formats[i], "html")) {
+            snprintf(want, sizeof want, "\"truncated\":[%.0f,", cut);
+            pp_expect(py, strstr(rep.out, want), "html: the page's data lacks %s", want);
+        }
     }
 }
