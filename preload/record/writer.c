@@ -71,7 +71,6 @@ static struct {
     struct str_slot *strs; size_t strs_cap, strs_used;
     char *arena; size_t arena_left;
     struct path *paths; size_t npaths;
-    int tables_used;                /* nodes or strings since emptied      */
     int tables_stale;               /* emptied in name only: clean_tables */
     int frame_started;              /* zstd holds part of an open frame   */
     int cctx_stale;                 /* reset before the file's first frame */
@@ -168,12 +167,11 @@ static int end_stored(void)
      * header, assembled in the compressor's output buffer so that a small
      * file is one write. */
     static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-    size_t o = 0, done = 0;
     memcpy(w.out, magic, 4);
     w.out[4] = 0xa0;
     for (int i = 0; i < 4; i++)
         w.out[5 + i] = (uint8_t)(w.raw_len >> (8 * i));
-    o = 9;
+    size_t o = 9, done = 0;
     do {
         size_t n = w.raw_len - done;
         if (n > STORED_BLOCK_MAX)
@@ -349,7 +347,6 @@ static uint32_t string_id(const char *s)
     uint32_t id = ++w.next_string;
     w.strs[j] = (struct str_slot){ h, copy, (uint32_t)n, id };
     w.strs_used++;
-    w.tables_used = 1;
 
     uint8_t tmp[PP_MAX_STRING + 32];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -412,7 +409,6 @@ static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
     uint32_t id = ++w.next_node;
     w.nodes[j] = (struct node_slot){ parent, code, line, id };
     w.nodes_used++;
-    w.tables_used = 1;
 
     uint8_t tmp[40];
     struct buf b = { tmp, 0, sizeof tmp };
@@ -815,11 +811,10 @@ static void reset_tables(void)
 {
     w.tick_len = 0;
     nrejects = 0;
+    if (w.nodes_used || w.strs_used)
+        w.tables_stale = 1;
     w.nodes_used = 0;
     w.strs_used = 0;
-    if (w.tables_used)
-        w.tables_stale = 1;
-    w.tables_used = 0;
 }
 
 /* The tables' memory is emptied when a tick first needs it, not when the
