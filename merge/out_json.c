@@ -14,10 +14,14 @@
 static void counters(FILE *o, const struct rd_counters *c)
 {
     fprintf(o, "{\"samples\": %llu, \"rejected\": %llu, \"missed\": %llu, "
-               "\"sampler_cpu_ns\": %llu, \"ticks\": %llu, \"idle\": %llu}",
+               "\"sampler_cpu_ns\": %llu, \"ticks\": %llu, \"idle\": %llu, "
+               "\"failed_reads\": {\"torn\": %llu, \"slow\": %llu, \"other\": %llu}}",
             (unsigned long long)c->samples, (unsigned long long)c->rejected,
             (unsigned long long)c->missed, (unsigned long long)c->sampler_cpu_ns,
-            (unsigned long long)c->ticks, (unsigned long long)c->idle);
+            (unsigned long long)c->ticks, (unsigned long long)c->idle,
+            (unsigned long long)c->failed_reads[0],
+            (unsigned long long)c->failed_reads[1],
+            (unsigned long long)c->failed_reads[2]);
 }
 
 static void process(FILE *o, const struct model *m, size_t i)

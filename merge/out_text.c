@@ -123,6 +123,11 @@ static void reject_note(FILE *o, const struct model *m, const struct m_proc *p)
         out_escaped(o, fn == M_NO_FUNC ? "(unknown)" : m->funcs[fn].name);
         fprintf(o, " %.0f %%", 100.0 * (double)p->rejects[k].count / (double)sum);
     }
+    const uint64_t *fr = f->counters.failed_reads;
+    if (fr[0] + fr[1] + fr[2])
+        fprintf(o, "; failed reads: %llu torn, %llu too slow, %llu other",
+                (unsigned long long)fr[0], (unsigned long long)fr[1],
+                (unsigned long long)fr[2]);
     fputc(']', o);
 }
 

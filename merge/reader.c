@@ -418,6 +418,13 @@ static void get_counters(struct cur *c, struct rd_counters *k)
     k->idle = c->p < c->end ? get_v(c) : 0;
 }
 
+/* Appended after the counters of COUNTERS and the span of END. */
+static void get_failed_reads(struct cur *c, struct rd_counters *k)
+{
+    for (int i = 0; i < 3; i++)
+        k->failed_reads[i] = c->p < c->end ? get_v(c) : 0;
+}
+
 static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
 {
     struct rd_file *f = p->f;
@@ -508,6 +515,7 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         struct rd_counters k;
         memset(&k, 0, sizeof k);
         get_counters(&c, &k);
+        get_failed_reads(&c, &k);
         if (c.bad) {       /* the last good ones stay */
             problem(p, "corrupt: bad counters record");
             return;
@@ -529,6 +537,11 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         if (c.p < c.end) {
             uint64_t span = get_v(&c);
             f->span_ns = c.bad ? 0 : span;
+            struct rd_counters k = f->counters;
+            get_failed_reads(&c, &k);
+            if (!c.bad)
+                memcpy(f->counters.failed_reads, k.failed_reads,
+                       sizeof k.failed_reads);
         }
         f->has_counters = 1;
         f->complete = 1;

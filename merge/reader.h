@@ -23,6 +23,7 @@ struct rd_reject { uint32_t leaf; uint64_t count; };
 struct rd_counters {
     uint64_t samples, rejected, missed, sampler_cpu_ns, ticks;
     uint64_t tick_ns, idle;      /* 0 in files from earlier builds        */
+    uint64_t failed_reads[3];    /* torn, slow, other; 0 in earlier files */
 };
 
 struct rd_file {

@@ -91,6 +91,16 @@ typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);
  * could not be read at all this time (counted by the caller). */
 int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
 
+/* Adds to counts the reads of a stack that failed since the last call, by
+ * why: the two
+ * reads of the chain disagreed or a frame could not be read (TORN), they
+ * agreed but took longer than a consistent read may (SLOW), or the chain
+ * read could not be a stack (OTHER: a cycle, a frame-cache anchor that
+ * moved, a code object that would not resolve).  Each failed read is
+ * followed by another, or by the sample's reject. */
+enum { PYVM_FAILED_TORN, PYVM_FAILED_SLOW, PYVM_FAILED_OTHER, PYVM_FAILED_KINDS };
+void pyvm_take_failed_reads(uint64_t counts[PYVM_FAILED_KINDS]);
+
 /* Called by pyvm_sample for each thread whose stack it dropped as torn
  * (after its re-reads), with the thread state and the thread's native id
  * (0 = unknown), so that the caller can say where the thread was last

@@ -651,12 +651,62 @@ static int walk_stopped_resumer(uintptr_t tstate, const uint8_t *t,
  * reads (preempted or interrupted, on a busy machine) reads the thread at
  * moments far apart, each read then a near-random point of whatever the
  * thread repeats, and a frame that returned still reads as it was at an
- * address its caller's next call reuses.  Nearly every walk takes under
- * 2 microseconds; one over budget is read again (pyprof(7), "Consistent
- * stacks"). */
-#define WALK_BUDGET_NS(n) (4000 + 250 * (uint64_t)(n))
+ * address its caller's next call reuses.  On a host at its usual pace
+ * nearly every walk takes under 2 microseconds: the budget is 250 ns a
+ * unit, 16 units plus one a frame.  A host can be slower for minutes on
+ * end (its memory shared with other guests: on the development VM every
+ * walk then took 4 to 8 microseconds), and then the thread read runs
+ * slower too: the unit follows the pace of the last PACE_WALKS walks
+ * (3 times their median, at most 8 times the usual), so that a slow
+ * host still samples while a sampler held up far beyond its usual pace
+ * is still read again (pyprof(7), "Consistent stacks"). */
+#define BUDGET_UNIT_NS 250u
+#define BUDGET_UNIT_MAX_NS 2000u
+#define BUDGET_UNITS(n) (16u + (uint64_t)(n))
+#define PACE_WALKS 15
+
+static struct {
+    uint32_t ns_per_unit[PACE_WALKS];
+    unsigned next, count;
+} pace;
+
+static void pace_note(uint64_t took, int n)
+{
+    uint64_t u = took / BUDGET_UNITS(n);
+    pace.ns_per_unit[pace.next] = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+    pace.next = (pace.next + 1) % PACE_WALKS;
+    if (pace.count < PACE_WALKS)
+        pace.count++;
+}
+
+/* Whether a walk of n frames that took this long is over its budget. */
+static int over_budget(uint64_t took, int n)
+{
+    if (took <= BUDGET_UNITS(n) * BUDGET_UNIT_NS)
+        return 0;
+    if (pace.count < PACE_WALKS)
+        return 1;
+    uint32_t v[PACE_WALKS];
+    memcpy(v, pace.ns_per_unit, sizeof v);
+    for (int i = 1; i < PACE_WALKS; i++)           /* insertion sort */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint32_t x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    uint64_t unit = 3 * (uint64_t)v[PACE_WALKS / 2];
+    if (unit > BUDGET_UNIT_MAX_NS)
+        unit = BUDGET_UNIT_MAX_NS;
+    return took > BUDGET_UNITS(n) * unit;
+}
 
 static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
+
+/* Why the last walk_checked that returned -1 failed: its two reads
+ * disagreed (or a frame was unreadable), or they agreed but took longer
+ * than their budget (over_budget; pyvm_take_failed_reads). */
+static enum { FAIL_TORN, FAIL_SLOW } walk_fail;
+static uint64_t failed_reads[PYVM_FAILED_KINDS];
 
 /* The GIL's mark taken before the last walk_checked read the thread's
  * current frame, when another thread was its last holder (ok). */
@@ -677,6 +727,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
                         struct cpu_marks *cpu, int *truncated)
 {
     int ok = 1;
+    walk_fail = FAIL_TORN;
     static struct gil_mark before, after;   /* static: under sigsetjmp */
     static uint64_t started;                /* static: under sigsetjmp */
     started = now_ns();
@@ -704,10 +755,19 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return n;
     int from = 0;
     static uintptr_t from_instr;    /* static: under sigsetjmp */
-    if (n && !(same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
-                          &from_instr) &&
-               now_ns() - started <= WALK_BUDGET_NS(n)))
+    walk_fail = FAIL_TORN;
+    if (n && !same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
+                         &from_instr))
         return -1;
+    if (n) {
+        uint64_t took = now_ns() - started;
+        int over = over_budget(took, n);
+        pace_note(took, n);
+        if (over) {
+            walk_fail = FAIL_SLOW;
+            return -1;
+        }
+    }
     if (from > 0) {
         int q = covered_from(from);
         n = keep_from(n, q, q < from ? walk[q].instr : from_instr);
@@ -901,17 +961,24 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
-        if (n < 0)
+        if (n < 0) {
+            failed_reads[walk_fail == FAIL_SLOW ? PYVM_FAILED_SLOW
+                                                : PYVM_FAILED_TORN]++;
             continue;
-        if (truncated && has_cycle(n))
+        }
+        if (truncated && has_cycle(n)) {
+            failed_reads[PYVM_FAILED_OTHER]++;
             continue;
+        }
         /* Below the stop, the walk's frames are the anchor's only if the
          * anchor frame lived through the walk. */
         uintptr_t fc_now[2] = { 0, 0 };
         fc = fc && framecache_now(tstate, fc_now) == 0;
         if (fc_stop.hit &&
-            !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx)))
+            !(fc && framecache_held(&was->anchor, t, fc_now, fc_stop.idx))) {
+            failed_reads[PYVM_FAILED_OTHER]++;
             continue;
+        }
 
         struct ts_cache *tc = was;
         uint32_t prev_seq = tc ? tc->seq : 0;
@@ -930,6 +997,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         if (kept < 0) {
             if (tc)
                 tc->depth = 0;
+            failed_reads[PYVM_FAILED_OTHER]++;
             continue;
         }
         if (fc && tc)
@@ -957,6 +1025,14 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
     if (reject_fn)
         reject_fn(tstate, native_tid(ts));
     return 0;
+}
+
+void pyvm_take_failed_reads(uint64_t counts[PYVM_FAILED_KINDS])
+{
+    for (int i = 0; i < PYVM_FAILED_KINDS; i++) {
+        counts[i] += failed_reads[i];
+        failed_reads[i] = 0;
+    }
 }
 
 int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
@@ -996,6 +1072,7 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
 
 void pyvm_after_fork(uint32_t forker)
 {
+    memset(failed_reads, 0, sizeof failed_reads);   /* the parent's */
     forked_from[1] = forked_as && forker == forked_as ? forked_from[0] : 0;
     forked_from[0] = forker;
     forked_as = (uint32_t)getpid();

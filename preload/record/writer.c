@@ -771,14 +771,21 @@ static void put_counters(const struct writer_counters *c, struct buf *b)
     put_varint(b, c->idle);
 }
 
+static void put_failed_reads(const struct writer_counters *c, struct buf *b)
+{
+    for (int i = 0; i < 3; i++)
+        put_varint(b, c->failed_reads[i]);
+}
+
 void writer_flush(const struct writer_counters *c)
 {
     if (!w.have_file)
         return;
-    uint8_t tmp[64];
+    uint8_t tmp[128];
     struct buf b = { tmp, 0, sizeof tmp };
     emit_rejects();
     put_counters(c, &b);
+    put_failed_reads(c, &b);
     emit(PP_REC_COUNTERS, &b);
     compress(ZSTD_e_flush);
 }
@@ -799,6 +806,7 @@ void writer_end(int how, int value, const struct writer_counters *c)
      * wall-clock times, which a clock step (NTP, a VM resuming) moves. */
     uint64_t now = pp_clock_ns(CLOCK_MONOTONIC);
     put_varint(&b, now > w.start_mono ? now - w.start_mono : 0);
+    put_failed_reads(c, &b);
     emit(PP_REC_END, &b);
     if (!end_stored())
         compress(ZSTD_e_end);

@@ -20,6 +20,8 @@ struct writer_counters {
     uint64_t tick_ns;        /* wall time inside ticks (excl. wake-ups)    */
     uint64_t idle;           /* deadlines with nothing to sample: the
                                 interpreter was finalizing               */
+    uint64_t failed_reads[3];/* reads of a stack that failed: torn, too
+                                slow, not a stack (pyprof(5), COUNTERS)  */
 };
 
 /* Allocates the buffers and the compressor before the first tick, so that

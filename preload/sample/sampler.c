@@ -368,6 +368,7 @@ static void tick(void)
         if (pyvm_sample(on_thread, NULL, &rejected) < 0)
             rejected++;
         writer_tick_end();
+        pyvm_take_failed_reads(counters.failed_reads);
         counters.rejected += rejected;
         counters.ticks++;
         counters.tick_ns += mono_ns() - now;

@@ -67,6 +67,16 @@ struct criterion_test_params pp_pythons(void);
 #define pp_expect(py, cond, fmt, ...) \
     cr_expect((cond), "[%s] " fmt, (py)->label, ##__VA_ARGS__)
 
+/* Records a value a statistical test judges, with the limit it is judged
+ * by (op is ">=" or "<="), for the campaigns that measure each test's
+ * spread (README.md beside this file, "Statistical tests"): when
+ * PP_TEST_MEASURES names a file, one tab-separated line is appended to it:
+ * PP_TEST_MEASURE_TAG (the run's name in the campaign), suite::test, the
+ * interpreter (py NULL: Debian's python3, as the server tests run), what,
+ * value, op, limit.  Does nothing otherwise. */
+void pp_measure(const struct pp_python *py, const char *what, double value,
+                const char *op, double limit);
+
 /* -------------------------------------------------------- processes */
 
 /* What a finished command did. */

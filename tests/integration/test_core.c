@@ -81,6 +81,7 @@ PP_TEST(core, a_cpu_burning_function_is_the_top_self_function_with_its_file_and_
     pp_assert(py, strcmp(top, "burn") == 0,
               "top self function is \"%s\" (%ld samples), expected burn "
               "(%ld samples)", top, self, pp_count_leaf(&prof, "burn"));
+    pp_measure(py, "burn self share", (double)self / (double)prof.total, ">=", 0.5);
     pp_expect(py, share_at_least(py, &prof, self, 50), "burn ran 1 s but has only "
               "%ld self samples of %ld", self, prof.total);
     for (size_t i = 0; i < prof.n; i++) {
@@ -128,6 +129,9 @@ PP_TEST(core, the_lines_recorded_for_a_hot_loop_are_the_lines_that_burn,
     long on_hot = 0;
     for (size_t i = 0; i < nhot; i++)
         on_hot += pp_count_leaf_line(&prof, "burn", hot[i]);
+    pp_measure(py, "burn self share", (double)all / (double)prof.total, ">=", 0.5);
+    pp_measure(py, "burn's share on its hot lines", all ? (double)on_hot / (double)all : 0,
+               ">=", 0.8);
     pp_assert(py, share_at_least(py, &prof, all, 50), "burn has only %ld self samples "
               "of %ld", all, prof.total);
     pp_assert(py, on_hot * 10 >= all * 8,
@@ -188,6 +192,12 @@ PP_TEST(core, a_caller_is_shown_at_its_callee_s_call_site_in_all_but_rare_sample
                 }
             }
         }
+        char what[64];
+        snprintf(what, sizeof what, "churn %s: step share", churns[c]);
+        pp_measure(py, what, (double)pp_count_with(&prof, "step") / (double)prof.total,
+                   ">=", 0.25);
+        snprintf(what, sizeof what, "churn %s: steps off their call site", churns[c]);
+        pp_measure(py, what, pairs ? (double)wrong / (double)pairs : 1, "<=", 0.01);
         pp_assert(py, share_at_least(py, &prof, pp_count_with(&prof, "step"), 25),
                   "churn %s: step is in only %ld samples of %ld", churns[c],
                   pp_count_with(&prof, "step"), prof.total);
@@ -235,6 +245,9 @@ PP_TEST(core, the_frames_below_a_re_pushed_frame_are_never_those_of_its_earlier_
         if ((step_line == at_left[0]) != (via_line == on_left[0]))
             wrong += s->count;
     }
+    pp_measure(py, "step-under-via share", (double)pairs / (double)prof.total, ">=", 0.25);
+    pp_measure(py, "steps on the other line", pairs ? (double)wrong / (double)pairs : 1,
+               "<=", 0.01);
     pp_assert(py, share_at_least(py, &prof, pairs, 25),
               "only %ld of %ld samples show a step under a via", pairs, prof.total);
     pp_assert(py, wrong * 100 <= pairs, "%ld of %ld samples show a step on "
@@ -251,6 +264,7 @@ PP_TEST(core, a_three_level_call_chain_is_recorded_outermost_first_under_module,
     collapsed_report(py, dir, &prof);
 
     long in_c = pp_count_with(&prof, "c");
+    pp_measure(py, "c share", (double)in_c / (double)prof.total, ">=", 0.4);
     pp_assert(py, share_at_least(py, &prof, in_c, 40),
               "c ran 0.6 s but is in only %ld samples of %ld", in_c, prof.total);
     static const char *const want[] = { "<module>", "a", "b", "c" };
@@ -338,8 +352,11 @@ PP_TEST(core, eight_threads_and_main_are_all_seen_for_their_whole_life,
     memcpy(tids + 5, t.sleep, sizeof t.sleep);
     static const char *const what[9] = { "main", "spin", "spin", "spin",
         "spin", "sleep", "sleep", "sleep", "sleep" };
+    double ticks = pp_json_num(doc, "processes.0.counters.ticks", 1);
     for (size_t i = 0; i < 9; i++) {
         long n = thread_samples(doc, tids[i]);
+        pp_measure(py, i ? (i < 5 ? "spinner's samples a tick" : "sleeper's samples a tick")
+                         : "main's samples a tick", (double)n / ticks, ">=", 0.3);
         pp_expect(py, n >= floor, "%s thread %ld lived 1 s at %d Hz: "
                   "expected >= %ld wall samples (30 %% of the ticks), got %ld "
                   "(-1: not listed)", what[i], tids[i], THREAD_HZ, floor, n);
@@ -359,6 +376,7 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
         long c = thread_samples(cpu, t.sleep[i]);
         pp_expect(py, w >= floor, "sleeper %ld: %ld wall samples, expected >= %ld",
                   t.sleep[i], w, floor);
+        pp_measure(py, "sleeper's cpu samples", (double)c, "<=", 2);
         pp_expect(py, c <= 2 || c * 20 <= w,
                   "sleeper %ld: %ld cpu samples of %ld wall; a thread in "
                   "time.sleep should be idle", t.sleep[i], c, w);
@@ -378,6 +396,8 @@ PP_TEST(core, sleeping_threads_are_idle_in_cpu_mode_and_present_in_wall_mode,
         spin_cpu += c;
         spin_wall += w;
     }
+    pp_measure(py, "spinners' cpu against one spinner's wall",
+               spin_wall ? (double)spin_cpu * 4 / (double)spin_wall : 0, ">=", 0.05);
     pp_expect(py, spin_cpu * 20 * 4 >= spin_wall,
               "the four spinners have %ld cpu samples of %ld wall: on CPU in less "
               "than a twentieth of one spinner's samples", spin_cpu, spin_wall);
@@ -418,6 +438,7 @@ PP_TEST(core, gil_mode_keeps_at_most_one_thread_per_tick_and_never_a_sleeper,
     double ticks = pp_json_num(wall, "processes.0.counters.ticks", -1);
     double held = pp_json_num(gil, "totals.samples", -1);
     pp_assert(py, ticks > 0 && held >= 0, "ticks %g, gil-mode samples %g", ticks, held);
+    pp_measure(py, "GIL samples a tick", held / ticks, "<=", 1.02);
     pp_expect(py, held <= ticks * 1.02 + 2, "%g samples held the GIL in %g ticks: "
               "more than one thread at a time", held, ticks);
     long spinning = 0;
@@ -431,6 +452,7 @@ PP_TEST(core, gil_mode_keeps_at_most_one_thread_per_tick_and_never_a_sleeper,
                   g_sleep, w_sleep);
     }
     /* the spinners run for most of the 1 s the program lasts */
+    pp_measure(py, "spinners' GIL samples a tick", (double)spinning / ticks, ">=", 0.3);
     pp_expect(py, spinning * 10 >= (long)(ticks * 3),
               "the four spinners held the GIL in only %ld of %g ticks", spinning, ticks);
     pp_expect(py, strcmp(pp_json_str(gil, "mode") ? pp_json_str(gil, "mode") : "", "gil") == 0,
@@ -465,6 +487,12 @@ static void check_deadlines(const struct pp_python *py, int hz)
               "%d Hz: duration %g for a run from %g to %g", hz, span, start, end);
     double deadlines = span * hz;
     pp_assert(py, idle >= 0, "%d Hz: no idle counter", hz);
+    char what[64];
+    snprintf(what, sizeof what, "%d Hz: deadlines accounted", hz);
+    pp_measure(py, what, (ticks + missed + idle) / deadlines, ">=", 0.8);
+    pp_measure(py, what, (ticks + missed + idle) / deadlines, "<=", 1.02 + 2 / deadlines);
+    snprintf(what, sizeof what, "%d Hz: samples a tick", hz);
+    pp_measure(py, what, samples / ticks, ">=", 0.9);
     pp_expect(py, ticks + missed + idle >= deadlines * 0.8 &&
                   ticks + missed + idle <= deadlines * 1.02 + 2,
               "%d Hz for %.3f s is %.0f deadlines, but %g ticks + %g missed "
@@ -482,6 +510,8 @@ static void check_deadlines(const struct pp_python *py, int hz)
      * while burn runs once left start-up's _path_stat on top with burn in
      * 47 % of the samples). */
     long burn = pp_count_with(&prof, "burn");
+    snprintf(what, sizeof what, "%d Hz: burn share", hz);
+    pp_measure(py, what, (double)burn / (double)prof.total, ">=", 0.4);
     pp_expect(py, burn * 10 >= prof.total * 4,
               "%d Hz: burn in %ld of %ld samples", hz, burn, prof.total);
 }
@@ -531,12 +561,14 @@ PP_TEST(core, a_900_deep_recursion_is_recorded_to_full_depth,
      * bottom of the recursion is ~90 % of the run, so most samples taken
      * must be of the full stack. A torn or truncated deep read would show
      * here as a shorter stack or as a rejected sample. */
+    pp_measure(py, "full-depth share", (double)at_bottom / (double)prof.total, ">=", 0.7);
     pp_expect(py, at_bottom >= 25 && at_bottom * 10 >= prof.total * 7,
               "the bottom of the recursion is most of the run, but only "
               "%ld of %ld samples have the full depth", at_bottom, prof.total);
     const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     double taken = pp_json_num(doc, "totals.samples", -1);
     double rejected = pp_json_num(doc, "totals.dropped", -1);
+    pp_measure(py, "rejected share", taken > 0 ? rejected / taken : 1, "<=", 0.1);
     pp_expect(py, taken > 0 && rejected >= 0 && rejected * 10 <= taken,
               "%g of %g deep samples rejected as torn", rejected, taken);
 }
@@ -663,6 +695,8 @@ PP_TEST(core, a_file_cut_at_any_offset_still_merges_every_sample_flushed_before_
     /* Everything but the last flush interval (and some slack for when we
      * looked) was flushed before the last flush boundary. */
     long lost = full - at_flush;
+    pp_measure(py, "samples lost at the last flush", (double)lost, "<=",
+               HZ * 3 * FLUSH_MS / 1000 + 5);
     pp_expect(py, lost <= HZ * 3 * FLUSH_MS / 1000 + 5,
               "cut at the last flush boundary (%ld of %ld bytes) recovers "
               "%ld of %ld samples: %ld lost, more than ~%d ms of samples",
@@ -778,6 +812,8 @@ static void crash_like_without_preload(const struct pp_python *py,
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
     long burned = pp_count_with(&prof, "burn");
+    pp_measure(py, "burn share before the crash", (double)burned / (double)prof.total,
+               ">=", 0.5);
     pp_expect(py, share_at_least(py, &prof, burned, 50), "burn ran 1 s before the "
               "crash but the report has only %ld of %ld samples in it", burned,
               prof.total);
@@ -909,10 +945,15 @@ PP_TEST(core, the_json_report_carries_the_process_header_totals_and_functions,
     /* One busy thread: about one sample a tick the process achieved (a
      * loaded machine misses ticks; the asked count would not do). */
     double ticks = pp_json_num(p, "counters.ticks", -1);
+    pp_measure(py, "samples a tick", samples / ticks, ">=", 0.9);
     pp_expect(py, ticks >= HZ * 3 / 10 / 10 && samples >= ticks * 0.9 && samples <= ticks,
               "%g samples in %g ticks of 0.3 s at %d Hz (%g rejected, %g missed, "
-              "%g idle)", samples, ticks, HZ, pp_json_num(p, "counters.rejected", -1),
-              pp_json_num(p, "counters.missed", -1), pp_json_num(p, "counters.idle", -1));
+              "%g idle; failed reads: %g torn, %g too slow, %g other)", samples, ticks,
+              HZ, pp_json_num(p, "counters.rejected", -1),
+              pp_json_num(p, "counters.missed", -1), pp_json_num(p, "counters.idle", -1),
+              pp_json_num(p, "counters.failed_reads.torn", -1),
+              pp_json_num(p, "counters.failed_reads.slow", -1),
+              pp_json_num(p, "counters.failed_reads.other", -1));
     pp_expect(py, pp_json_num(doc, "totals.samples", -1) == samples,
               "totals.samples %g != the process's %g",
               pp_json_num(doc, "totals.samples", -1), samples);

@@ -67,6 +67,13 @@ static void beside_hogs(const struct pp_python *py, int hogs)
             "%.3f s (%+.1f %%); heavy %.3f of it, %.3f by its clock\n",
             py->label, hogs, cpu, wall, r, (r / cpu - 1) * 100, share, want);
     /* The count is the credit of CPU time spent, to a tick or two. */
+    char what[64];
+    snprintf(what, sizeof what, "%d hogs: CPU mode against the CPU clock", hogs);
+    pp_measure(py, what, r / cpu, ">=", 0.95);
+    pp_measure(py, what, r / cpu, "<=", 1.05);
+    snprintf(what, sizeof what, "%d hogs: heavy's share off its clock's", hogs);
+    pp_measure(py, what, share - want, ">=", -0.03);
+    pp_measure(py, what, share - want, "<=", 0.03);
     pp_expect(py, r >= cpu * 0.95 && r <= cpu * 1.05, "%d hogs: CPU mode gives "
               "run %.3f s, its CPU clock %.3f s", hogs, r, cpu);
     /* About 4,000 flagged samples: the share's sampling noise is about

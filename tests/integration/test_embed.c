@@ -118,6 +118,8 @@ static void embedded(const struct pp_python *py, int by_path, int threaded)
     /* embedded_burn is most of the run: its share of the samples the run
      * got, which a loaded machine does not shrink as it does the count */
     long n = pp_count_leaf(&prof, "embedded_burn");
+    pp_measure(py, "embedded_burn share", prof.total ? (double)n / (double)prof.total : 0,
+               ">=", 0.5);
     pp_expect(py, prof.total >= HZ / 10 && n * 2 >= prof.total,
               "libpython loaded by %s (%s): %ld of %ld samples in embedded_burn, "
               "expected most of them", by_path ? "path" : "bare name", libarg, n,

@@ -47,6 +47,7 @@ static void expect_few_rejects(const struct pp_python *py, const char *dir)
         fprintf(stderr, "[%s] %.0f Hz: %.0f samples, %.0f rejected (%.2f %%)\n",
                 py->label, 1e9 / pp_json_num(p, "interval_ns", 1e9), s, r,
                 s + r > 0 ? 100.0 * r / (s + r) : 0.0);
+        pp_measure(py, "rejected share", s + r > 0 ? r / (s + r) : 0, "<=", 0.01);
         pp_expect(py, r * 100 <= s + r, "%.0f of %.0f samples rejected (> 1 %%)",
                   r, s + r);
     }
@@ -158,6 +159,14 @@ PP_TEST(fidelity, every_way_of_entering_a_python_function_is_sampled_alike,
     fprintf(stderr, "\n");
     /* About 160 samples each at 1 kHz for 4 s (sampling noise about 13):
      * each kind within half and twice its share of the time. */
+    double lo = 1e9, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        double want = total * spent[i] / spent_all, q = want > 0 ? got[i] / want : 0;
+        lo = q < lo ? q : lo;
+        hi = q > hi ? q : hi;
+    }
+    pp_measure(py, "samples against time, lowest kind", lo, ">=", 0.5);
+    pp_measure(py, "samples against time, highest kind", hi, "<=", 2);
     for (size_t i = 0; i < n; i++) {
         double want = total * spent[i] / spent_all;
         pp_expect(py, got[i] >= want / 2 && got[i] <= want * 2,
@@ -251,6 +260,7 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
         others += k > 0 && k < ntids;
     }
     /* Else the churn was never seen and nothing was checked. */
+    pp_measure(py, "short threads sampled", (double)others, ">=", 50);
     pp_expect(py, others >= 50, "only %zu of the short threads were sampled", others);
 
     pp_merge(&gk, "gecko", NULL, dir);
@@ -264,6 +274,7 @@ PP_TEST(fidelity, no_sample_names_a_thread_that_has_ended, .timeout = 120)
     for (size_t i = 0; i < gth->n; i++)
         if ((long)pp_json_num(&gth->items[i], "tid", -1) == tids[0])
             quiet = times_in(&gth->items[i], "quiet_phase", &q0, &q1);
+    pp_measure(py, "quiet_phase samples", (double)quiet, ">=", 50);
     pp_assert(py, quiet >= 50, "only %zu samples of quiet_phase", quiet);
     long late = 0;
     for (size_t i = 0; i < gth->n; i++) {
@@ -356,6 +367,7 @@ PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wa
         fprintf(stderr, "[%s] %.0f of %.0f ticks missed (the machine stalled): "
                 "running naps.py again\n", py->label, missed, ticks + missed);
     }
+    pp_measure(py, "distance at the four waits", tv, "<=", 0.08);
     pp_expect(py, tv <= 0.08, "the samples at the four waits are %.2f (total "
               "variation) from where the thread waited", tv);
     /* And 150 frames down means all of them. */
@@ -400,6 +412,8 @@ PP_TEST(fidelity, a_thread_is_recorded_with_its_real_id_or_not_at_all,
     pp_expect(py, zero == 0 && zero_stacks == 0, "%zu threads and %zu samples with "
               "thread id 0 among %zu threads", zero, zero_stacks, ths->n);
     /* Else no short thread was seen running and nothing was checked. */
+    pp_measure(py, "threads seen", (double)ths->n, ">=", 50);
+    pp_measure(py, "tiny's samples", (double)tiny, ">=", 50);
     pp_expect(py, ths->n >= 50 && tiny >= 50, "only %zu threads and %zu samples of "
               "tiny seen", ths->n, tiny);
 }

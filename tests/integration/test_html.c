@@ -141,6 +141,7 @@ PP_TEST(html, diff_ranks_the_functions_whose_share_changed, .timeout = 120)
         char name[128];
         pp_assert(py, sscanf(row[i], "%lf%% %lf%% %lf%% %*f%% %*f%% %*f%% %127s",
                              &sb, &sn, &ds, name) == 4, "row: %s", row[i]);
+        pp_measure(py, "change of share, points", ds < 0 ? -ds : ds, ">=", 20);
         if (!strcmp(name, "alpha"))
             pp_expect(py, sb > 50 && sn < 50 && ds < -20, "alpha did not shrink: %s", row[i]);
         else if (!strcmp(name, "beta"))

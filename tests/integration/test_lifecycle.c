@@ -88,6 +88,9 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
         pp_expect(py, n >= want[i].min, "%s: %.0f samples, expected at least %.0f",
                   want[i].fn, n, want[i].min);
         double kept = pp_json_num(p, "samples", 0);
+        pp_measure(py, "child's work against its floor", n / want[i].min, ">=", 1);
+        pp_measure(py, "samples a tick", ticks > 0 ? kept / ticks : 0, ">=", 0.8);
+        pp_measure(py, "samples beyond the ticks", kept - ticks, "<=", 5);
         pp_expect(py, kept >= 0.8 * ticks, "%s: %.0f samples of %.0f ticks recorded",
                   want[i].fn, kept, ticks);
         const char *by = pp_json_str(p, "started_by");
@@ -140,6 +143,8 @@ PP_TEST(lifecycle, pool_terminate_keeps_every_busy_workers_samples,
         busy++;
         double ticks = pp_json_num(p, "counters.ticks", 0),
                kept = pp_json_num(p, "samples", 0);
+        pp_measure(py, "busy_worker samples", n, ">=", 1.0 * HZ * 0.1);
+        pp_measure(py, "samples a tick", ticks > 0 ? kept / ticks : 0, ">=", 0.8);
         pp_expect(py, n >= 1.0 * HZ * 0.1, "worker %ld: busy_worker has %.0f samples",
                   pid, n);
         pp_expect(py, kept >= 0.8 * ticks, "worker %ld: %.0f samples of %.0f ticks "
@@ -187,6 +192,7 @@ static void start_method(const struct pp_python *py, const char *method)
     }
     pp_assert(py, root_id != NULL, "%s: no root process in the report", method);
     pp_expect(py, parent_seen, "%s: sum_worker not seen in the parent", method);
+    pp_measure(py, "workers with sum_worker", workers, ">=", 3);
     pp_expect(py, workers >= 3, "%s: sum_worker seen in %d workers, expected 3",
               method, workers);
     /* Every other process descends from a process in the report. */
@@ -287,6 +293,8 @@ static void forked_from_c(const struct pp_python *py, const char *mode)
     /* The child works for all but its first and last moments: most of
      * the ticks it served sample child_work, and it served a good part
      * of the 1 s asked even on a loaded machine. */
+    pp_measure(py, "child_work samples a tick", ticks > 0 ? n / ticks : 0, ">=", 0.7);
+    pp_measure(py, "parent_work samples", parent, ">=", 0.3 * HZ);
     pp_expect(py, ticks >= 0.3 * HZ && n >= 0.7 * ticks,
               "cfork.py %s: the child's child_work has %.0f samples in %.0f "
               "ticks", mode, n, ticks);
@@ -388,6 +396,9 @@ PP_TEST(lifecycle, fatal_signals_end_children_as_without_the_preload_and_lose_no
             continue;
         double n = pp_json_samples_in(doc, pid, ends[i].fn);
         double ticks = pp_json_num(p, "counters.ticks", 0);
+        pp_measure(py, "work samples", n, ">=", 0.6 * HZ * 0.1);
+        pp_measure(py, "samples a tick", ticks > 0 ? pp_json_num(p, "samples", 0) / ticks : 0,
+                   ">=", 0.8);
         pp_expect(py, n >= 0.6 * HZ * 0.1, "%s: %.0f samples of its work", ends[i].fn, n);
         pp_expect(py, pp_json_num(p, "samples", 0) >= 0.8 * ticks,
                   "%s: %.0f samples of %.0f ticks recorded", ends[i].fn,
@@ -466,12 +477,14 @@ static void last_thread(const struct pp_python *py, const char *mode,
     pp_expect(py, pp_json_num(p, "exit.code", -1) == 0,
               "%s: process %ld's file does not end with exit 0", mode, pid);
     double n = pp_json_samples_in(doc, pid, "last_burn");
+    pp_measure(py, "last thread's samples", n, ">=", burn_s * HZ * 0.1);
     pp_expect(py, n >= burn_s * HZ * 0.1, "%s: %.0f samples of the last thread "
               "in last_burn, expected at least %.0f", mode, n, burn_s * HZ * 0.1);
     /* A main thread that has ended is not sampled on (CPython keeps its
      * thread state): at most the moment before it ended, and the 10 ms
      * the sampler takes to notice. */
     double dead = pp_json_samples_in(doc, pid, "end_main_thread");
+    pp_measure(py, "ended main thread's samples", dead, "<=", 0.05 * HZ);
     pp_expect(py, dead <= 0.05 * HZ, "%s: %.0f samples of the ended main thread "
               "in end_main_thread, expected at most %.0f", mode, dead, 0.05 * HZ);
 }

@@ -281,6 +281,7 @@ PP_TEST(tools, pstats_counts_a_recursive_function_once_per_sample_in_cumtime,
     pp_expect(py, v[3] <= o.total_tt + 1e-9, "rec's cumtime %.6f exceeds the total %.6f",
               v[3], o.total_tt);
     /* 41 frames of rec on the samples at the bottom: nc/cc shows it. */
+    pp_measure(py, "rec frames a sample", v[0] > 0 ? v[1] / v[0] : 0, ">=", 30);
     pp_expect(py, v[1] >= 30 * v[0], "rec: nc %.0f, cc %.0f: recursion not counted "
               "in nc", v[1], v[0]);
 }
@@ -369,6 +370,7 @@ PP_TEST(tools, lines_shows_each_line_of_the_hot_function_merged_over_processes,
         if (leaf && !strcmp(leaf, "sum_worker") && j == npids && npids < 8)
             pids[npids++] = pid;
     }
+    pp_measure(py, "processes with sum_worker", (double)npids, ">=", 2);
     pp_expect(py, npids >= 2, "sum_worker sampled in %zu process(es) only", npids);
 
     char *block = lines_block(rep.out, "sum_worker");

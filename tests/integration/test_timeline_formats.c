@@ -295,6 +295,8 @@ static void speedscope_case(const struct pp_python *py, const char *dir,
     from_speedscope(py, doc, &got);
     /* every process and the parent's pool threads have wall samples; in
      * cpu mode, those that ran */
+    pp_measure(py, strcmp(mode, "wall") ? "cpu: threads with samples" : "wall: threads with samples",
+               (double)want.nth, ">=", strcmp(mode, "wall") ? 1 : 5);
     pp_expect(py, want.nth >= (strcmp(mode, "wall") ? 1u : 5u),
               "--mode %s: the pool gave only %zu threads with samples", mode, want.nth);
     char what[64];
@@ -525,6 +527,8 @@ static void gecko_case(const struct pp_python *py, const char *dir, const char *
     const struct pp_json *procs = pp_json_get(doc, "processes");
     for (size_t i = 0; i < procs->n; i++)
         sampled += pp_json_num(&procs->items[i], "samples", 0) > 0;
+    pp_measure(py, strcmp(mode, "wall") ? "cpu: processes with samples" :
+               "wall: processes with samples", (double)sampled, ">=", strcmp(mode, "wall") ? 1 : 4);
     pp_expect(py, nprocs == sampled && sampled >= (strcmp(mode, "wall") ? 1u : 4u),
               "--mode %s: %zu process sub-profiles, %zu processes with samples", mode,
               nprocs, sampled);

@@ -91,6 +91,10 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
             writer_reject(2);
             c.rejected++;
             c.samples--;
+            /* its 33 reads failed: 20 torn, 12 too slow, 1 not a stack */
+            c.failed_reads[0] += 20;
+            c.failed_reads[1] += 12;
+            c.failed_reads[2] += 1;
         } else {
             writer_sample(2, &b, 0);
         }
@@ -537,10 +541,39 @@ Test(reports, rejects_over_2_percent_of_ticks_are_said_on_the_process_line)
     const struct rd_node *leaf = &f->nodes[f->rejects[0].leaf];
     cr_assert_str_eq(rd_string(f, f->codes[leaf->code].qualname), "outer");
     cr_assert_eq(f->rejects[0].count, TICKS / 10u);
+    uint64_t n = TICKS / 10u;
+    cr_assert(f->counters.failed_reads[0] == 20 * n &&
+              f->counters.failed_reads[1] == 12 * n &&
+              f->counters.failed_reads[2] == n,
+              "failed reads %llu torn, %llu slow, %llu other; wrote %llu, %llu, %llu",
+              (unsigned long long)f->counters.failed_reads[0],
+              (unsigned long long)f->counters.failed_reads[1],
+              (unsigned long long)f->counters.failed_reads[2],
+              (unsigned long long)(20 * n), (unsigned long long)(12 * n),
+              (unsigned long long)n);
     rd_free(f);
+    /* Cut after its last flush: the COUNTERS record says them too. */
+    size_t len;
+    uint8_t *data = slurp(w.path, &len);
+    f = rd_read_mem("cut", data, (size_t)w.flush_bytes[w.nflush - 1]);
+    cr_assert(f->counters.rejected > 0 && !f->complete &&
+              f->counters.failed_reads[0] == 20 * f->counters.rejected &&
+              f->counters.failed_reads[1] == 12 * f->counters.rejected &&
+              f->counters.failed_reads[2] == f->counters.rejected,
+              "cut file: %llu rejected, failed reads %llu/%llu/%llu",
+              (unsigned long long)f->counters.rejected,
+              (unsigned long long)f->counters.failed_reads[0],
+              (unsigned long long)f->counters.failed_reads[1],
+              (unsigned long long)f->counters.failed_reads[2]);
+    rd_free(f);
+    free(data);
     char *text = report_of(w.path, MODE_WALL, GROUP_NONE, out_text);
-    cr_assert(strstr(text, "[rejected 10.0 % of ticks; last seen in: outer 100 %]"),
-              "%s", text);
+    char want[160];
+    snprintf(want, sizeof want, "[rejected 10.0 %% of ticks; last seen in: outer 100 %%; "
+             "failed reads: %llu torn, %llu too slow, %llu other]",
+             (unsigned long long)(20 * n), (unsigned long long)(12 * n),
+             (unsigned long long)n);
+    cr_assert(strstr(text, want), "no '%s' in:\n%s", want, text);
     free(text);
 }
 
