@@ -55,17 +55,20 @@ one() {   # one TAG
         "$out/run-$1.log" >> "$out/failures.txt"
 }
 
-i=1
-while [ "$i" -le "$quiet" ]; do
-    one "quiet-$i"
-    i=$((i + 1))
-done
-i=1
-while [ "$i" -le "$hogged" ]; do
-    sh -c 'while :; do :; done' & hogs="$!"
-    sh -c 'while :; do :; done' & hogs="$hogs $!"
-    one "hogs-$i"
-    stop_hogs
-    i=$((i + 1))
+# Hogged runs spread evenly among the quiet ones, so that a campaign cut
+# short still has both kinds.
+q=0 h=0
+while [ "$q" -lt "$quiet" ] || [ "$h" -lt "$hogged" ]; do
+    if [ "$h" -lt "$hogged" ] &&
+       { [ "$q" -ge "$quiet" ] || [ $(( (h + 1) * quiet )) -le $(( q * hogged )) ]; }; then
+        h=$((h + 1))
+        sh -c 'while :; do :; done' & hogs="$!"
+        sh -c 'while :; do :; done' & hogs="$hogs $!"
+        one "hogs-$h"
+        stop_hogs
+    else
+        q=$((q + 1))
+        one "quiet-$q"
+    fi
 done
 echo "$out: $(wc -l < "$out/runs.tsv") runs, $(cat "$out/failures.txt" 2>/dev/null | wc -l) failures"
