@@ -24,6 +24,42 @@ static void counters(FILE *o, const struct rd_counters *c)
             (unsigned long long)c->failed_reads[2]);
 }
 
+/* The not-profiled records (stopped 0) or those of processes that stopped
+ * writing (stopped 1), as "not_profiled" or "stopped_writing". */
+static void records(FILE *o, const struct model *m, int stopped)
+{
+    fprintf(o, " \"%s\": [", stopped ? "stopped_writing" : "not_profiled");
+    const char *sep = "\n";
+    for (size_t i = 0; i < m->nunprofiled; i++) {
+        const struct unprofiled *u = &m->unprofiled[i];
+        if ((u->stopped_ns != 0) != stopped)
+            continue;
+        fprintf(o, "%s    {\"pid\": %ld, \"user\": ", sep, u->pid);
+        if (u->user >= 0)
+            fprintf(o, "%ld", u->user);
+        else
+            fputs("null", o);
+        fputs(", \"command\": ", o);
+        out_json_str(o, u->command);
+        fputs(", \"reason\": ", o);
+        out_json_str(o, u->reason);
+        if (stopped) {
+            fputs(", \"image\": ", o);
+            out_json_str(o, u->image);
+            fputs(", \"errno\": ", o);
+            out_json_str(o, u->err_name);
+            fprintf(o, ", \"at\": %.3f, \"lost_ticks\": ", (double)u->stopped_ns / 1e9);
+            if (u->lost >= 0)
+                fprintf(o, "%lld", u->lost);
+            else
+                fputs("null", o);
+        }
+        fputc('}', o);
+        sep = ",\n";
+    }
+    fputs(*sep == ',' ? "\n ],\n" : "],\n", o);
+}
+
 static void process(FILE *o, const struct model *m, size_t i)
 {
     const struct m_proc *p = &m->procs[i];
@@ -160,7 +196,10 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         fputs("]}", o);
     }
     free(path);
-    fputs("\n ],\n \"problems\": [\n", o);
+    fputs("\n ],\n", o);
+    records(o, m, 0);
+    records(o, m, 1);
+    fputs(" \"problems\": [\n", o);
     for (size_t i = 0; i < m->nproblems; i++) {
         fprintf(o, "%s    {\"file\": ", i ? ",\n" : "");
         out_json_str(o, m->problems[i].file);

@@ -46,15 +46,42 @@ static void totals(FILE *o, const struct model *m)
  * profile (pyprof(5)): how many, and each one's reason. */
 static void not_profiled(FILE *o, const struct model *m)
 {
-    if (!m->nunprofiled)
+    size_t n = 0;
+    for (size_t i = 0; i < m->nunprofiled; i++)
+        n += !m->unprofiled[i].stopped_ns;
+    if (!n)
         return;
     fprintf(o, "\nNot profiled\n  %zu process%s of the tree could not be profiled:\n",
-            m->nunprofiled, m->nunprofiled == 1 ? "" : "es");
+            n, n == 1 ? "" : "es");
     for (size_t i = 0; i < m->nunprofiled; i++) {
-        char what[1400];
+        char what[1600];
+        if (m->unprofiled[i].stopped_ns)
+            continue;
         unprofiled_describe(&m->unprofiled[i], what, sizeof what);
         fprintf(o, "  %s\n", what);
     }
+}
+
+/* Files cut short (the reader's problems) and processes that stopped
+ * writing their profile (a full disk: their records say why and when). */
+static void problems(FILE *o, const struct model *m)
+{
+    size_t stopped = 0;
+    for (size_t i = 0; i < m->nunprofiled; i++)
+        stopped += m->unprofiled[i].stopped_ns != 0;
+    if (!m->nproblems && !stopped)
+        return;
+    fprintf(o, "\nProblems\n");
+    for (size_t i = 0; i < m->nunprofiled; i++) {
+        char what[1600];
+        if (!m->unprofiled[i].stopped_ns)
+            continue;
+        unprofiled_describe(&m->unprofiled[i], what, sizeof what);
+        fprintf(o, "  %s\n", what);
+    }
+    for (size_t i = 0; i < m->nproblems; i++)
+        fprintf(o, "  %s: %s (recovered %llu samples)\n", m->problems[i].file,
+                m->problems[i].error, (unsigned long long)m->problems[i].recovered);
 }
 
 /* Members of group g are ix[first[g] .. first[g + 1]), in index order:
@@ -369,11 +396,6 @@ int out_text(FILE *o, const struct model *m, const struct out_options *opt)
     }
     tally_free(&t);
     groups_free(&stacks);
-    if (m->nproblems) {
-        fprintf(o, "\nProblems\n");
-        for (size_t i = 0; i < m->nproblems; i++)
-            fprintf(o, "  %s: %s (recovered %llu samples)\n", m->problems[i].file,
-                    m->problems[i].error, (unsigned long long)m->problems[i].recovered);
-    }
+    problems(o, m);
     return r;
 }

@@ -74,7 +74,7 @@ static int expand(const char *arg, struct list *out, struct list *records)
         fprintf(stderr, "pyprof-merge: %s: %s\n", arg, strerror(errno));
         return -1;
     }
-    size_t from = out->n;
+    size_t from = out->n, from_records = records->n;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
@@ -90,7 +90,9 @@ static int expand(const char *arg, struct list *out, struct list *records)
     closedir(d);
     qsort(out->v + from, out->n - from, sizeof *out->v, cmp_str);
     qsort(records->v, records->n, sizeof *records->v, cmp_str);
-    if (out->n == from)
+    /* A directory of records alone (pyprof-run's, of records it could not
+     * write into the output directory) is no surprise. */
+    if (out->n == from && records->n == from_records)
         fprintf(stderr, "pyprof-merge: %s: no .zst files\n", arg);
     return 0;
 }
@@ -278,6 +280,7 @@ int main(int argc, char **argv)
     struct unprofiled *unprof = NULL;
     size_t nunprof = 0;
     bad_args |= read_records(&records, &unprof, &nunprof) != 0;
+    unprofiled_dedupe(unprof, &nunprof);
     if (!files.n) {
         fputs("pyprof-merge: no input files\n", stderr);
         for (size_t i = 0; i < nunprof; i++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pyprof/unprofiled.h"
@@ -38,12 +39,42 @@ static long number_field(const char *s, size_t n)
     return errno || *end || v < 0 ? -1 : v;
 }
 
+/* An unsigned decimal field; 0 if it is not one. */
+static unsigned long long u64_field(const char *s, size_t n)
+{
+    char tmp[24];
+    if (n == 0 || n >= sizeof tmp)
+        return 0;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    if (tmp[0] < '0' || tmp[0] > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(tmp, &end, 10);
+    return errno || *end ? 0 : v;
+}
+
+/* 16 lowercase hex digits, or "". */
+static void image_field(char dst[17], const char *s, size_t n)
+{
+    dst[0] = 0;
+    if (n != 16)
+        return;
+    for (size_t i = 0; i < 16; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return;
+    memcpy(dst, s, 16);
+    dst[16] = 0;
+}
+
 int unprofiled_parse(const char *text, size_t len, struct unprofiled *u,
                      char *err, size_t errlen)
 {
     size_t ml = strlen(PP_UNPROF_MAGIC);
     memset(u, 0, sizeof *u);
     u->pid = u->user = -1;
+    u->lost = -1;
     if (len > PP_UNPROF_MAX) {
         snprintf(err, errlen, "longer than %d bytes", PP_UNPROF_MAX);
         return -1;
@@ -77,6 +108,16 @@ int unprofiled_parse(const char *text, size_t len, struct unprofiled *u,
             copy_field(u->command, sizeof u->command, val, vlen);
         else if (KEY("reason"))
             copy_field(u->reason, sizeof u->reason, val, vlen);
+        else if (KEY("image"))
+            image_field(u->image, val, vlen);
+        else if (KEY("stopped"))
+            u->stopped_ns = u64_field(val, vlen);
+        else if (KEY("errno"))
+            copy_field(u->err_name, sizeof u->err_name, val, vlen);
+        else if (KEY("lost")) {
+            long v = number_field(val, vlen);
+            u->lost = v;
+        }
 #undef KEY
         p = nl + 1;
     }
@@ -197,5 +238,42 @@ void unprofiled_describe(const struct unprofiled *u, char *buf, size_t cap)
     char user[32] = "";
     if (u->user >= 0)
         snprintf(user, sizeof user, " as uid %ld", u->user);
-    snprintf(buf, cap, "pid %ld%s (%.200s): %s", u->pid, user, u->command, u->reason);
+    if (!u->stopped_ns) {
+        snprintf(buf, cap, "pid %ld%s (%.200s): %s", u->pid, user, u->command, u->reason);
+        return;
+    }
+    char when[48] = "?", lost[64] = "ticks lost after it: not known (it did not end)";
+    time_t t = (time_t)(u->stopped_ns / 1000000000ULL);
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        snprintf(when, sizeof when, "%04d-%02d-%02d %02d:%02d:%02d.%03llu UTC",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                 tm.tm_sec, (u->stopped_ns / 1000000ULL) % 1000);
+    if (u->lost >= 0)
+        snprintf(lost, sizeof lost, "%lld tick%s lost after it", u->lost,
+                 u->lost == 1 ? "" : "s");
+    snprintf(buf, cap, "pid %ld%s (%.200s): %s (%s) at %s; %s", u->pid, user,
+             u->command, u->reason, u->err_name[0] ? u->err_name : "?", when, lost);
+}
+
+void unprofiled_dedupe(struct unprofiled *u, size_t *n)
+{
+    if (!*n)
+        return;
+    unsigned char *drop = calloc(*n, 1);
+    if (!drop)
+        return;       /* all kept: repeated lines, nothing lost */
+    for (size_t i = 0; i < *n; i++)
+        for (size_t j = 0; u[i].stopped_ns && u[i].image[0] && j < *n; j++)
+            if (j != i && u[j].stopped_ns && !strcmp(u[j].image, u[i].image) &&
+                (u[j].lost > u[i].lost || (u[j].lost == u[i].lost && j > i))) {
+                drop[i] = 1;
+                break;
+            }
+    size_t out = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!drop[i])
+            u[out++] = u[i];
+    free(drop);
+    *n = out;
 }

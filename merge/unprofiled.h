@@ -18,6 +18,15 @@ struct unprofiled {
     char parent[24];            /* PYPROF_PARENT it received, "" none      */
     char command[1024];
     char reason[1024];
+    /* A process that stopped writing its profile (a full disk): the
+     * profile's image id (16 hex digits), when (wall clock, ns since the
+     * epoch), the error's name (ENOSPC), the ticks lost after it (-1: not
+     * known, the process had not ended).  stopped_ns 0: a process that
+     * was not profiled at all. */
+    char image[17];
+    unsigned long long stopped_ns;
+    char err_name[24];
+    long long lost;
 };
 
 /* Parses one record of len bytes; 0 if it is one, else -1 with what is
@@ -40,7 +49,13 @@ int unprofiled_scan(const char *dir, const char *who, struct unprofiled **out,
                     size_t *n);
 
 /* "pid 12 as uid 65534 (python3 app.py): cannot create ...: Permission
- * denied" into buf. */
+ * denied" into buf; for a process that stopped writing, when, the error's
+ * name and the ticks lost after it. */
 void unprofiled_describe(const struct unprofiled *u, char *buf, size_t cap);
+
+/* Keeps, of the records of one image that stopped writing, the last one
+ * (the one sent when it ended, with its count of ticks lost): shrinks
+ * *n, keeping the order of the rest. */
+void unprofiled_dedupe(struct unprofiled *u, size_t *n);
 
 #endif

@@ -7,7 +7,11 @@
  *
  * A record is at most PP_UNPROF_MAX bytes of text: the magic line, then
  * "key value" lines (pid, user, parent, command, reason), each ended by a
- * newline.  Readers ignore keys they do not know.  It lives in the output
+ * newline.  Readers ignore keys they do not know.  A process that stopped
+ * writing its profile (a full disk) adds image (the profile's 16-hex-digit
+ * image id), stopped (wall-clock ns), errno (the error's name) and, once
+ * it has ended, lost (ticks served after its last good flush); readers
+ * keep, of one image's records, the one with the highest lost.  It lives in the output
  * directory as a file whose name ends in PP_UNPROF_SUFFIX, or travels as
  * one datagram to pyprof-run's abstract unix socket, whose name (without
  * the leading NUL) pyprof-run puts in PP_ENV_RUN_SOCKET.

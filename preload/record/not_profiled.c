@@ -39,6 +39,7 @@ static size_t put_line_text(char *dst, size_t at, size_t cap, const char *s)
     return at;
 }
 
+/* The record's common lines; the reason line is last (format_record). */
 static size_t format_record(char *rec, size_t cap, const char *reason)
 {
     int n = snprintf(rec, cap, PP_UNPROF_MAGIC "pid %d\nuser %u\nparent %s\ncommand ",
@@ -97,6 +98,42 @@ static int send_to_run(const char *rec, size_t len)
     return w == (ssize_t)len ? 0 : -1;
 }
 
+/* Writes the record where it can: a file in the output directory, else a
+ * datagram to pyprof-run. */
+static void deliver(const char *rec, size_t len)
+{
+    if (write_file(rec, len) != 0 && send_to_run(rec, len) != 0)
+        pp_log(2, "the record was lost too");
+}
+
+void pp_stopped_writing(const char *reason, int err, uint64_t when_ns,
+                        long long lost)
+{
+    int saved = errno;
+    char rec[PP_UNPROF_MAX];
+    /* The extra keys first: the reason line, last, may be cut to fit. */
+    int n = snprintf(rec, sizeof rec, PP_UNPROF_MAGIC "image %016llx\nstopped %llu\n"
+                     "errno %s\n", (unsigned long long)pp_state.uid,
+                     (unsigned long long)when_ns, strerrorname_np(err) ?
+                     strerrorname_np(err) : "?");
+    size_t at = n > 0 && (size_t)n < sizeof rec ? (size_t)n : 0;
+    if (lost >= 0 && at) {
+        n = snprintf(rec + at, sizeof rec - at, "lost %lld\n", lost);
+        at += n > 0 && (size_t)n < sizeof rec - at ? (size_t)n : 0;
+    }
+    /* format_record starts with the magic line: written over ours. */
+    size_t ml = sizeof PP_UNPROF_MAGIC - 1;
+    if (at <= ml) {
+        errno = saved;
+        return;
+    }
+    char tail[PP_UNPROF_MAX];
+    size_t tl = format_record(tail, sizeof tail - (at - ml), reason);
+    memcpy(rec + at, tail + ml, tl - ml);
+    deliver(rec, at + tl - ml);
+    errno = saved;
+}
+
 void pp_not_profiled(const char *fmt, ...)
 {
     static pid_t recorded;      /* one record per image; a fork child is new */
@@ -111,8 +148,7 @@ void pp_not_profiled(const char *fmt, ...)
         recorded = getpid();
         char rec[PP_UNPROF_MAX];
         size_t len = format_record(rec, sizeof rec, reason);
-        if (write_file(rec, len) != 0 && send_to_run(rec, len) != 0)
-            pp_log(2, "the not-profiled record was lost too");
+        deliver(rec, len);
     }
     errno = saved;
 }

@@ -75,6 +75,11 @@ static struct {
     int frame_started;              /* zstd holds part of an open frame   */
     int cctx_stale;                 /* reset before the file's first frame */
     int broken;                     /* stop writing after an I/O failure   */
+    /* Why and when writing stopped (stop_err 0: it did not), and the
+     * ticks in the file as of its last good flush (pp_stopped_writing). */
+    int stop_err;
+    uint64_t stop_ns, ticks_kept;
+    char stop_reason[PATH_MAX + 160];
 } w = { .fd = -1 };
 
 /* ------------------------------------------------------------ output */
@@ -100,6 +105,19 @@ static int out_fd(void)
     return fd;
 }
 
+/* Writing has failed for good: said now, without PYPROF_LOG, to whoever
+ * collects the tree's records, and again with the ticks lost when the
+ * image ends (writer_end). */
+static void stop_writing(int err, const char *why)
+{
+    w.broken = 1;
+    w.stop_err = err;
+    w.stop_ns = pp_clock_ns(CLOCK_REALTIME);
+    snprintf(w.stop_reason, sizeof w.stop_reason, "stopped writing %s: %s", w.path, why);
+    pp_warn("%s; sampling goes on unrecorded", w.stop_reason);
+    pp_stopped_writing(w.stop_reason, err, w.stop_ns, -1);
+}
+
 static void write_all(const uint8_t *p, size_t n)
 {
     if (w.broken || !n)
@@ -107,8 +125,7 @@ static void write_all(const uint8_t *p, size_t n)
     int fd = out_fd();
     int kept = fd >= 0 && fd == w.fd && own_fd_keep();
     if (fd < 0) {
-        w.broken = 1;
-        pp_warn("profile file %s is gone; sampling goes on unrecorded", w.path);
+        stop_writing(errno ? errno : ENOENT, "the file is gone or was replaced");
         return;
     }
     while (n) {
@@ -116,8 +133,9 @@ static void write_all(const uint8_t *p, size_t n)
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
-            w.broken = 1;
-            pp_warn("cannot write %s: %s", w.path, strerror(errno));
+            /* 0 from a regular file: nothing more fits. */
+            int err = k < 0 ? errno : ENOSPC;
+            stop_writing(err, strerror(err));
             break;
         }
         p += k;
@@ -649,6 +667,8 @@ int writer_open(const struct writer_image *img)
     else
         close(fd);
     w.broken = 0;
+    w.stop_err = 0;
+    w.ticks_kept = 0;
     w.bytes = 0;
     w.gen++;
     w.next_string = w.next_code = w.next_node = 0;
@@ -788,6 +808,8 @@ void writer_flush(const struct writer_counters *c)
     put_failed_reads(c, &b);
     emit(PP_REC_COUNTERS, &b);
     compress(ZSTD_e_flush);
+    if (!w.broken)
+        w.ticks_kept = c->ticks;
 }
 
 void writer_end(int how, int value, const struct writer_counters *c)
@@ -810,6 +832,9 @@ void writer_end(int how, int value, const struct writer_counters *c)
     emit(PP_REC_END, &b);
     if (!end_stored())
         compress(ZSTD_e_end);
+    if (w.stop_err)
+        pp_stopped_writing(w.stop_reason, w.stop_err, w.stop_ns,
+                           c->ticks > w.ticks_kept ? (long long)(c->ticks - w.ticks_kept) : 0);
 }
 
 /* Empties the string and node tables (their memory is kept; each thread's
@@ -852,6 +877,7 @@ static void forget(void)
     w.fd = -1;
     w.have_file = 0;
     w.raw_len = 0;
+    w.stop_err = 0;      /* the parent's */
     reset_tables();
 }
 

@@ -29,6 +29,7 @@
 
 #include "pyprof/settings.h"
 #include "pyprof/unprofiled.h"
+#include "run/held_records.h"
 #include "run/stragglers.h"
 #include "unprofiled.h"
 
@@ -220,10 +221,16 @@ static void receive_records(int sock, const char *dir)
             if (fd < 0 && errno != EEXIST)
                 break;
         }
-        if (fd < 0)
+        /* Not writable there (read-only, full): kept for the summary and
+         * the merges all the same. */
+        if (fd < 0) {
+            held_records_keep(buf, (size_t)n);
             continue;
-        if (write(fd, buf, (size_t)n) != n)
+        }
+        if (write(fd, buf, (size_t)n) != n) {
             unlink(path);
+            held_records_keep(buf, (size_t)n);
+        }
         close(fd);
     }
 }
@@ -381,14 +388,14 @@ static unsigned long json_number(const char *doc, const char *key)
     return p ? strtoul(p + strlen(pat), NULL, 10) : 0;
 }
 
-static void summary(const char *merge, const char *dir)
+static void summary(const char *merge, const char *dir, const char *held)
 {
     char tmp[] = "/tmp/pyprof-run.XXXXXX";
     int fd = mkstemp(tmp);
     if (fd < 0)
         return;
     close(fd);
-    char *argv[] = { (char *)merge, "--format", "json", (char *)dir, NULL };
+    char *argv[] = { (char *)merge, "--format", "json", (char *)dir, (char *)held, NULL };
     int st = run(argv, tmp);
     char buf[4096] = "";
     FILE *f = fopen(tmp, "r");
@@ -408,8 +415,6 @@ static void summary(const char *merge, const char *dir)
             json_number(buf, "samples"), json_number(buf, "dropped"), dir, dir);
 }
 
-/* How many processes of the tree could not be profiled, and why: the
- * first few by name, as pyprof-merge's text report lists them all. */
 /* The PYPROF_* settings of the environment that every process of the tree
  * reads and falls back from, said once for the tree: the processes stay
  * quiet about them under pyprof-run (pyprof(7), ENVIRONMENT).  Those this
@@ -432,21 +437,47 @@ static void say_bad_settings(int set_hz, int set_follow)
     }
 }
 
+/* The records of one kind (stopped: processes that stopped writing their
+ * profile; else those not profiled at all): how many, and the first few,
+ * as pyprof-merge's text report lists them all. */
+static void say_records(const struct unprofiled *u, size_t n, int stopped,
+                        const char *dir)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (u[i].stopped_ns != 0) == stopped;
+    if (!k)
+        return;
+    fprintf(stderr, "pyprof: %zu process%s %s:\n", k, k == 1 ? "" : "es",
+            stopped ? "stopped writing their profile" : "not profiled");
+    for (size_t i = 0, said = 0; i < n && said < 10; i++) {
+        char what[1600];
+        if ((u[i].stopped_ns != 0) != stopped)
+            continue;
+        unprofiled_describe(&u[i], what, sizeof what);
+        fprintf(stderr, "pyprof:   %s\n", what);
+        said++;
+    }
+    if (k > 10)
+        fprintf(stderr, "pyprof:   ... and %zu more (pyprof-merge %s lists them all)\n",
+                k - 10, dir);
+}
+
+/* How many processes of the tree could not be profiled or stopped writing,
+ * and why: the records in the output directory and those held here
+ * because they could not be written there. */
 static void say_not_profiled(const char *dir)
 {
     struct unprofiled *u;
     size_t n;
-    unprofiled_scan(dir, "pyprof-run", &u, &n);
-    if (n)
-        fprintf(stderr, "pyprof: %zu process%s not profiled:\n", n, n == 1 ? "" : "es");
-    for (size_t i = 0; i < n && i < 10; i++) {
-        char what[1400];
-        unprofiled_describe(&u[i], what, sizeof what);
-        fprintf(stderr, "pyprof:   %s\n", what);
+    if (unprofiled_scan(dir, "pyprof-run", &u, &n) < 0) {
+        u = NULL;
+        n = 0;
     }
-    if (n > 10)
-        fprintf(stderr, "pyprof:   ... and %zu more (pyprof-merge %s lists them all)\n",
-                n - 10, dir);
+    held_records_append(&u, &n);
+    unprofiled_dedupe(u, &n);
+    say_records(u, n, 1, dir);
+    say_records(u, n, 0, dir);
     free(u);
 }
 
@@ -565,24 +596,29 @@ int main(int argc, char **argv)
         close(sock);
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 
+    int report_made = report != NULL;
     if (report) {
         if (!have_merge) {
+            report_made = 0;
             fprintf(stderr, "pyprof-run: pyprof-merge not found; no report\n");
         } else {
             char *margv[] = { merge, "--format", (char *)(format ? format : format_of(report)),
-                              "-o", (char *)report, dir, NULL };
+                              "-o", (char *)report, dir, (char *)held_records_spill(), NULL };
             int ms = run(margv, NULL);
-            if (ms < 0 || !WIFEXITED(ms) || WEXITSTATUS(ms) > 1)
+            if (ms < 0 || !WIFEXITED(ms) || WEXITSTATUS(ms) > 1) {
                 fprintf(stderr, "pyprof-run: merging into %s failed\n", report);
+                report_made = 0;
+            }
         }
     }
     if (!quiet && have_merge)
-        summary(merge, dir);
+        summary(merge, dir, held_records_spill());
     if (!quiet)
         say_bad_settings(rate != NULL, !follow);
     if (!quiet)
         say_not_profiled(dir);
-    if (!quiet && report)
+    if (!quiet && report && report_made)
         fprintf(stderr, "pyprof: report in %s\n", report);
+    held_records_cleanup();
     return code;
 }

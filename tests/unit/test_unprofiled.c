@@ -6,6 +6,7 @@
  * fields, cut lines, NUL bytes) and control bytes never reach a report.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +130,50 @@ Test(unprofiled, a_fifo_or_device_with_a_record_name_is_not_read)
     cr_assert_str_eq(err, "not a regular file");
     unlink(fifo);
     rmdir(dir);
+}
+
+/* A process whose profile stopped being written: the record sent at the
+ * failure (ticks lost not known) and the one sent when it ended both read
+ * back with the image, the time and the error's name; the reader keeps the
+ * last of them, and describes it with when and how much was lost. */
+Test(unprofiled, a_stopped_writer_s_records_read_back_and_the_last_one_is_kept)
+{
+    char *argv[] = { "python3", "app.py", NULL };
+    pp_state.argv = argv;
+    pp_state.uid = 0x1b2c3d4e5f607182ULL;
+    const char *dir = fresh_out_dir();
+    mkdir(dir, 0700);
+    const unsigned long long when = 1796040251001392117ULL;
+    pp_stopped_writing("stopped writing /x/a.zst: No space left on device", ENOSPC,
+                       when, -1);
+    pp_stopped_writing("stopped writing /x/a.zst: No space left on device", ENOSPC,
+                       when, 3653);
+    pp_not_profiled("another image's reason");
+    struct unprofiled *u;
+    size_t n;
+    cr_assert_eq(unprofiled_scan(dir, "test", &u, &n), 0);
+    cr_assert_eq(n, 3, "three records, found %zu", n);
+    size_t stopped = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!u[i].stopped_ns)
+            continue;
+        stopped++;
+        cr_expect_str_eq(u[i].image, "1b2c3d4e5f607182");
+        cr_expect_eq(u[i].stopped_ns, when);
+        cr_expect_str_eq(u[i].err_name, "ENOSPC");
+        cr_expect_str_eq(u[i].reason, "stopped writing /x/a.zst: No space left on device");
+        cr_expect_str_eq(u[i].command, "python3 app.py");
+        cr_expect(u[i].lost == -1 || u[i].lost == 3653, "lost %lld", u[i].lost);
+    }
+    cr_expect_eq(stopped, 2);
+    unprofiled_dedupe(u, &n);
+    cr_assert_eq(n, 2, "after dedupe %zu records, expected the stopped one and the other", n);
+    const struct unprofiled *s = u[0].stopped_ns ? &u[0] : &u[1];
+    cr_expect_eq(s->lost, 3653, "kept the record with lost %lld", s->lost);
+    char what[1600];
+    unprofiled_describe(s, what, sizeof what);
+    cr_expect(strstr(what, "(python3 app.py): stopped writing /x/a.zst: No space left on "
+                           "device (ENOSPC) at ") &&
+              strstr(what, "UTC; 3653 ticks lost after it"), "%s", what);
+    free(u);
 }
