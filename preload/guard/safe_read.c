@@ -152,8 +152,18 @@ static enum read_path syscall_path(void)
     return PATH_NONE;
 }
 
+/* A fault handed back to the application's handler (sigchain.c): that
+ * handler now answers SIGSEGV and SIGBUS, so reads go through the kernel.
+ * Async-signal-safe (one probe system call). */
+static void guard_handed_back(void)
+{
+    if (path == PATH_GUARD)
+        path = syscall_path();
+}
+
 int safe_read_init(void)
 {
+    sigchain_on_handback(guard_handed_back);
     if (sigchain_install(guard) == 0) {
         path = PATH_GUARD;
         return 0;

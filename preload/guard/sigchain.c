@@ -7,10 +7,15 @@
  * gets called with, exactly the disposition it asked for:
  *
  *   - SIGSEGV, SIGBUS (the "guard" class): ours is always installed, because
- *     safe_read() needs it.  A fault that is not a guarded read is passed to
- *     the application's disposition as the kernel would have: its handler is
- *     called with its own mask and flags, SIG_DFL re-faults or re-raises into
- *     the default action (same signal, same core dump).
+ *     safe_read() needs it.  A fault that is not a guarded read is handed
+ *     back: the application's handler becomes the kernel disposition and
+ *     the faulting instruction, run again, faults straight into it, so that
+ *     the handler runs on the program's own stack of frames, none of ours
+ *     above it (a crash report that lists the C stack names the fault's own
+ *     frame, not this library).  From then on guarded reads are off
+ *     (sigchain_on_handback).  SIG_DFL re-faults or re-raises into the
+ *     default action (same signal, same core dump); a fault signal sent
+ *     with kill() goes to the application's handler through ours.
  *   - terminating signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, ...):
  *     ours is installed only while the application's disposition is SIG_DFL,
  *     so that the profile is finished before the default action ends the
@@ -58,6 +63,9 @@ static struct slot slots[NSIG];
 static void (*guard_hook)(int, void *, void *);
 static void (*before_death)(int sig);
 static int (*on_sampler_thread)(void);
+static void (*on_handback)(void);
+
+void sigchain_on_handback(void (*fn)(void)) { on_handback = fn; }
 
 void sigchain_callbacks(void (*death)(int sig), int (*sampler)(void))
 {
@@ -146,6 +154,19 @@ void sigchain_forward(int sig, void *vinfo, void *uctx)
             before_death(sig);
         die_by_default(sig, info);
         return;
+    }
+
+    /* A fault the kernel raised re-executes its instruction on return:
+     * with the application's handler installed, the kernel calls it there,
+     * as if we had never been in front.  Guarded reads stop first, since
+     * a fault in one would now reach the application. */
+    if (class_of(sig) == CHAIN_GUARD && info->si_code > 0) {
+        if (on_handback)
+            on_handback();
+        if (real_sigaction(sig, &app, NULL) == 0) {
+            slots[sig].ours = 0;
+            return;
+        }
     }
 
     /* Call the application's handler as the kernel would have. */

@@ -19,6 +19,12 @@ void sigchain_init(void);
 void sigchain_callbacks(void (*before_death)(int sig),
                         int (*on_sampler_thread)(void));
 
+/* fn() runs in the handler, before a fault that is not a guarded read is
+ * handed back to the application's handler (which then becomes the
+ * kernel disposition): the guard is no longer in front.  Must be
+ * async-signal-safe. */
+void sigchain_on_handback(void (*fn)(void));
+
 /* Sets up the interposition state from the current kernel dispositions
  * and installs our handlers, guard being what a SIGSEGV/SIGBUS is given
  * to first; called by safe_read_init.  0 or -1. */

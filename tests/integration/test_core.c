@@ -754,21 +754,16 @@ Test(core, a_non_python_process_maps_the_library_but_not_libzstd,
 /* ------------------------------------------------------------- crashes */
 
 /* stderr with every 0x... number replaced (faulthandler prints thread
- * ids) and without the line naming libpyprof.so: from 3.14 on faulthandler
- * also prints the C stack, where the library's signal handler, which hands
- * the crash on to faulthandler's, is one frame (pyprof(7), "Reading memory safely"). */
+ * ids and, from 3.14 on, the C stack's addresses, which the preload's
+ * mapping moves).  Nothing else may differ: the C stack of 3.14 and later
+ * names the same frames with the preload as without it (pyprof(7),
+ * "Reading memory safely"; earlier builds showed their signal handler
+ * there as one more frame, a line naming libpyprof.so). */
 static char *without_addresses(const char *s)
 {
     char *out = malloc(strlen(s) + 1), *o = out;
     cr_assert_not_null(out);
     while (*s) {
-        if ((o == out || o[-1] == '\n') &&
-            strstr(s, "libpyprof.so") &&
-            strstr(s, "libpyprof.so") < s + strcspn(s, "\n")) {
-            s += strcspn(s, "\n");
-            s += *s == '\n';
-            continue;
-        }
         if (s[0] == '0' && s[1] == 'x') {
             *o++ = '0'; *o++ = 'x'; *o++ = '#';
             s += 2;
