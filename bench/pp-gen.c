@@ -1,8 +1,12 @@
 /*
  * pp-gen — writes synthetic pyprof files for the merge benchmark.
  *
- *     pp-gen DIR NFILES TOTAL_SAMPLES [SEED]
+ *     pp-gen DIR NFILES TOTAL_SAMPLES [SEED [HOSTS]]
  *
+ * With HOSTS, the files are spread evenly over that many hosts (node000,
+ * node001, ...), each a tree of its own whose pids start again at 10000
+ * (pids collide across hosts, as in containers or on separate machines),
+ * and whose clock is off from the others' by several seconds.
  * Writes NFILES valid files (format.h) into DIR holding TOTAL_SAMPLES
  * thread-samples in all, as one made-up multi-process application would:
  * one root, the rest its fork/spawn children; 1 to 8 threads per process;
@@ -198,13 +202,22 @@ static void counters(int kind, const struct buf *prefix, uint64_t samples,
     emit_buf(kind, &b);
 }
 
-static int write_file(const char *dir, unsigned idx, uint64_t samples,
-                      uint64_t root_uid)
+static unsigned nhosts = 1;
+
+static int write_file(const char *dir, unsigned file, uint64_t samples,
+                      const uint64_t *root_uids)
 {
-    char path[4096];
+    char path[4096], host[32];
+    /* file's place in its host's tree: idx 0 is the host's root */
+    unsigned h = file % nhosts, idx = file / nhosts;
+    uint64_t root_uid = root_uids[h];
     unsigned pid = 10000 + idx;
     uint64_t uid = idx ? rnd() | 1 : root_uid;
-    snprintf(path, sizeof path, "%s/python3.%u.%016llx.zst", dir, pid,
+    if (nhosts > 1)
+        snprintf(host, sizeof host, "node%03u", h);
+    else
+        snprintf(host, sizeof host, "benchhost");
+    snprintf(path, sizeof path, "%s/python3.%s.%u.%016llx.zst", dir, host, pid,
              (unsigned long long)uid);
     g.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (g.fd < 0) {
@@ -226,7 +239,9 @@ static int write_file(const char *dir, unsigned idx, uint64_t samples,
     u64put(&b, idx ? root_uid : 0);
     b.p[b.len++] = (uint8_t)(idx == 0 ? PP_START_ROOT :
                              idx % 3 ? PP_START_FORK : PP_START_SPAWN);
-    uint64_t start = 1700000000000000000ULL + (uint64_t)idx * 1000000ULL;
+    /* Each host's clock is off by 7.3 s a host from the first's. */
+    uint64_t start = 1700000000000000000ULL + (uint64_t)idx * 1000000ULL +
+                     (uint64_t)h * 7300000000ULL;
     vput(&b, start);
     vput(&b, 1000000);                   /* 1 kHz */
     char arg[32];
@@ -237,7 +252,7 @@ static int write_file(const char *dir, unsigned idx, uint64_t samples,
     sput(&b, arg);
     sput(&b, "/usr/bin/python3.12");
     sput(&b, "3.12.1");
-    sput(&b, "benchhost");
+    sput(&b, host);
     vput(&b, 0);
     emit_buf(PP_REC_HEADER, &b);
 
@@ -337,13 +352,18 @@ static int write_file(const char *dir, unsigned idx, uint64_t samples,
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: pp-gen DIR NFILES TOTAL_SAMPLES [SEED]\n");
+        fprintf(stderr, "usage: pp-gen DIR NFILES TOTAL_SAMPLES [SEED [HOSTS]]\n");
         return 2;
     }
     const char *dir = argv[1];
     unsigned nfiles = (unsigned)strtoul(argv[2], NULL, 10);
     uint64_t total = strtoull(argv[3], NULL, 10);
     rng_state = argc > 4 ? strtoull(argv[4], NULL, 10) : 42;
+    nhosts = argc > 5 ? (unsigned)strtoul(argv[5], NULL, 10) : 1;
+    if (!nhosts || nhosts > nfiles) {
+        fprintf(stderr, "pp-gen: HOSTS must be 1 to NFILES\n");
+        return 2;
+    }
     if (!nfiles) {
         fprintf(stderr, "pp-gen: NFILES must be positive\n");
         return 2;
@@ -365,10 +385,16 @@ int main(int argc, char **argv)
     ZSTD_CCtx_setParameter(g.cctx, ZSTD_c_compressionLevel, 3);
     ZSTD_CCtx_setParameter(g.cctx, ZSTD_c_windowLog, 18);
     ZSTD_CCtx_setParameter(g.cctx, ZSTD_c_checksumFlag, 1);
-    uint64_t root_uid = rnd() | 1, written = 0;
+    uint64_t *root_uids = malloc(nhosts * sizeof *root_uids), written = 0;
+    if (!root_uids) {
+        fprintf(stderr, "pp-gen: out of memory\n");
+        return 1;
+    }
+    for (unsigned h = 0; h < nhosts; h++)
+        root_uids[h] = rnd() | 1;
     for (unsigned i = 0; i < nfiles; i++) {
         uint64_t share = total / nfiles + (i < total % nfiles ? 1 : 0);
-        if (write_file(dir, i, share, root_uid) != 0)
+        if (write_file(dir, i, share, root_uids) != 0)
             return 1;
         written += share;
     }

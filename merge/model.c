@@ -427,6 +427,8 @@ static void add_file(struct model *m, uint32_t pi)
         m->python_procs++;
     if (m->opt.pid && f->pid != m->opt.pid)
         return;
+    if (m->opt.host && strcmp(f->hostname ? f->hostname : "", m->opt.host))
+        return;
 
     /* file code -> function, file node -> trie node (parents first) */
     uint32_t *func = calloc(f->ncodes ? f->ncodes : 1, sizeof *func);
@@ -666,6 +668,37 @@ static int cmp_start(const void *a, const void *b)
     return strcmp(x->f->path, y->f->path);
 }
 
+/* Each process's host, the hosts in the order their first process
+ * started (procs are sorted by start: a host's first is its earliest on
+ * its own clock, whatever the other hosts' clocks say). */
+static void find_hosts(struct model *m)
+{
+    m->hosts = calloc(m->nprocs ? m->nprocs : 1, sizeof *m->hosts);
+    m->host_first_ns = calloc(m->nprocs ? m->nprocs : 1, sizeof *m->host_first_ns);
+    if (!m->hosts || !m->host_first_ns) {
+        fprintf(stderr, "pyprof-merge: out of memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const char *h = m->procs[i].f->hostname ? m->procs[i].f->hostname : "";
+        size_t k = 0;
+        while (k < m->nhosts && strcmp(m->hosts[k], h))
+            k++;
+        if (k == m->nhosts) {
+            m->hosts[k] = strdup(h);
+            if (!m->hosts[k]) {
+                fprintf(stderr, "pyprof-merge: out of memory\n");
+                exit(2);
+            }
+            m->host_first_ns[k] = m->procs[i].f->start_ns;
+            m->nhosts++;
+        } else if (m->procs[i].f->start_ns < m->host_first_ns[k]) {
+            m->host_first_ns[k] = m->procs[i].f->start_ns;
+        }
+        m->procs[i].host = (uint32_t)k;
+    }
+}
+
 struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
                           int jobs)
 {
@@ -695,6 +728,7 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
     free(files);
     free(hashes);
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_start);
+    find_hosts(m);
     link_tree(m);
     fold(m);
     for (size_t i = 0; i < m->nprocs; i++) {
@@ -744,6 +778,10 @@ void model_free(struct model *m)
         free((char *)m->problems[i].error);
     }
     free(m->unprofiled);
+    for (size_t i = 0; i < m->nhosts; i++)
+        free(m->hosts[i]);
+    free(m->hosts);
+    free(m->host_first_ns);
     free(m->procs);
     free(m->funcs);
     free(m->frames);

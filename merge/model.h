@@ -28,6 +28,7 @@ struct m_progress {
 struct m_options {
     enum m_mode mode;
     long pid;              /* only this pid; 0 = all                    */
+    const char *host;      /* only this host's processes; NULL = all    */
     int exclude_idle;      /* drop samples not on a CPU                 */
     int fold_workers;      /* processes with identical argv become one  */
     int all_modes;         /* also count every stack in every mode       */
@@ -50,6 +51,7 @@ struct m_proc {
     char id[17], parent_id[17];
     long parent;                 /* index of the parent process, -1 none */
     long folded_into;            /* representative when folding, or -1   */
+    uint32_t host;               /* index into model.hosts                */
     unsigned folded;             /* processes folded into this one       */
     struct m_thread *threads;    /* indexed by the file's thread index    */
     size_t nthreads;
@@ -99,6 +101,11 @@ struct model {
     uint64_t missed, sampler_cpu_ns, samples_all;
     uint64_t truncated;          /* in mode: outer frames cut (M_TRUNCATED) */
     unsigned python_procs;
+    /* The hosts the processes ran on (their headers' host names), in the
+     * order their first process started, and each one's first start on
+     * its own clock: times of different hosts are compared only from
+     * there (pyprof(7), "Many hosts"). */
+    char **hosts; uint64_t *host_first_ns; size_t nhosts;
     /* processes that could not be profiled; set by the caller */
     struct unprofiled *unprofiled; size_t nunprofiled;
 };

@@ -16,9 +16,18 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
     if (g == GROUP_NONE)
         return 0;
     const struct m_proc *p = &m->procs[s->proc];
+    if (g == GROUP_HOST) {
+        snprintf(a, cap, "host %s", m->nhosts ? m->hosts[p->host] : "?");
+        return 1;
+    }
     const char *argv0 = p->f->argc ? p->f->argv[0] : "?";
     const char *base = strrchr(argv0, '/');
-    snprintf(a, cap, "process %lld %s", (long long)p->f->pid, base ? base + 1 : argv0);
+    /* Pids of different hosts may be the same: the host says which. */
+    if (m->nhosts > 1)
+        snprintf(a, cap, "process %lld@%s %s", (long long)p->f->pid, m->hosts[p->host],
+                 base ? base + 1 : argv0);
+    else
+        snprintf(a, cap, "process %lld %s", (long long)p->f->pid, base ? base + 1 : argv0);
     if (g == GROUP_PROCESS)
         return 1;
     if (s->thread && s->thread < p->nthreads && p->threads[s->thread].name)
@@ -46,20 +55,40 @@ double out_duration(const struct m_proc *p)
     return (double)out_duration_ns(p) / 1e9;
 }
 
-uint64_t out_tree_span(const struct model *m, uint64_t *first)
+/* The span of one host's processes (host < 0: all), first start to last
+ * end on that host's clock. */
+static uint64_t host_span(const struct model *m, long host, uint64_t *first)
 {
     /* In integers, ends capped at the largest int64 (pprof's times): a
      * forged span must not wrap around to a short run. */
     const uint64_t most = INT64_MAX;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
+        if (host >= 0 && m->procs[i].host != (uint32_t)host)
+            continue;
         uint64_t start = m->procs[i].f->start_ns, d = out_duration_ns(&m->procs[i]);
         uint64_t end = start >= most || d >= most - start ? most : start + d;
         lo = start < lo ? start : lo;
         hi = end > hi ? end : hi;
     }
-    *first = m->nprocs ? lo : 0;
+    *first = lo == UINT64_MAX ? 0 : lo;
     return hi > lo ? hi - lo : 0;
+}
+
+uint64_t out_tree_span(const struct model *m, uint64_t *first)
+{
+    if (m->nhosts <= 1)
+        return host_span(m, -1, first);
+    /* Several hosts: their clocks are not one clock.  The longest host's
+     * span, from the earliest first start (pyprof(7), "Many hosts"). */
+    uint64_t best = 0, lo = UINT64_MAX;
+    for (size_t h = 0; h < m->nhosts; h++) {
+        uint64_t f, span = host_span(m, (long)h, &f);
+        best = span > best ? span : best;
+        lo = f < lo ? f : lo;
+    }
+    *first = lo == UINT64_MAX ? 0 : lo;
+    return best;
 }
 
 /* No overlong forms, no surrogates, nothing above U+10FFFF. */

@@ -247,6 +247,11 @@ static void write_procs(FILE *j, const struct model *m)
         out_json_str(j, buf);
         fputs(",\"python\":", j);
         out_json_str(j, f->python);
+        /* The host only where there are several (pids may repeat). */
+        if (m->nhosts > 1) {
+            fputs(",\"host\":", j);
+            out_json_str(j, m->hosts[p->host]);
+        }
         model_exit_str(p, buf, sizeof buf);
         fputs(",\"exit\":", j);
         out_json_str(j, buf);

@@ -191,7 +191,7 @@ static void label(struct pb *p, struct pb *sub, uint64_t key, int is_str,
 }
 
 /* The per-process strings every sample of the process carries. */
-struct proc_labels { uint64_t command; };
+struct proc_labels { uint64_t command, host; };
 
 static int samples(struct gz *g, struct pb *p, const struct model *m,
                    struct strtab *t, const struct proc_labels *pl)
@@ -201,7 +201,8 @@ static int samples(struct gz *g, struct pb *p, const struct model *m,
     if (!path)
         return -1;
     uint64_t k_pid = intern(t, "pid"), k_tid = intern(t, "tid"),
-             k_thread = intern(t, "thread"), k_cmd = intern(t, "command");
+             k_thread = intern(t, "thread"), k_cmd = intern(t, "command"),
+             k_host = intern(t, "host");
     for (size_t i = 0; i < m->nstacks && !g->err; i++) {
         const struct m_stack *s = &m->stacks[i];
         const uint64_t *modes = &m->stack_modes[i * M_NMODES];
@@ -222,6 +223,9 @@ static int samples(struct gz *g, struct pb *p, const struct model *m,
             label(&sub, &lab, k_thread, 1, intern(t, pr->threads[s->thread].name));
         }
         label(&sub, &lab, k_cmd, 1, pl[s->proc].command);
+        /* Pids of different hosts may be the same. */
+        if (m->nhosts > 1)
+            label(&sub, &lab, k_host, 1, pl[s->proc].host);
         sub.oom |= lab.oom;
         free(lab.b);
         pb_msg(p, P_SAMPLE, &sub);
@@ -304,6 +308,7 @@ int out_pprof(FILE *o, const struct model *m, const struct out_options *opt)
         const struct m_proc *pr = &m->procs[i];
         model_argv_str(pr, cmd, sizeof cmd);
         pl[i].command = intern(&t, cmd);
+        pl[i].host = intern(&t, m->nhosts ? m->hosts[pr->host] : "");
         if (!period)
             period = pr->f->interval_ns;
     }

@@ -23,10 +23,13 @@ static void totals(FILE *o, const struct model *m)
     double dur = (double)out_tree_span(m, &first) / 1e9;
     fprintf(o, "pyprof report, mode %s\n\nTotals\n", out_mode_name(m->opt.mode));
     fprintf(o, "  processes       %zu (%u Python)\n", m->nprocs, m->python_procs);
+    if (m->nhosts > 1)
+        fprintf(o, "  hosts           %zu (each one's times on its own clock)\n", m->nhosts);
     fprintf(o, "  samples         %llu in %s mode (%llu in all)\n",
             (unsigned long long)m->samples, out_mode_name(m->opt.mode),
             (unsigned long long)m->samples_all);
-    fprintf(o, "  duration        %.2f s (first start to last end)\n", dur);
+    fprintf(o, "  duration        %.2f s (first start to last end%s)\n", dur,
+            m->nhosts > 1 ? ", on the longest host" : "");
     if (busy_s > 0 && asked_ns)
         fprintf(o, "  rate            %.1f ticks/s achieved, %.1f asked\n",
                 (double)ticks / busy_s, 1e9 / (double)asked_ns);
@@ -169,6 +172,10 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
     if (d > 0)
         snprintf(rate, sizeof rate, "%.0f/%.0f", (double)f->counters.ticks / d,
                  f->interval_ns ? 1e9 / (double)f->interval_ns : 0);
+    /* The host beside the pid when there are several: pids of different
+     * hosts may be the same. */
+    if (m->nhosts > 1)
+        fprintf(o, "  %-14.14s", m->hosts[p->host]);
     fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
             depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
             (unsigned long long)p->group.samples, rate,
@@ -201,6 +208,8 @@ static int tree(FILE *o, const struct model *m)
 {
     fprintf(o, "\nProcess tree (RATE = ticks/s achieved/asked; REJ rejected; MISS missed "
                "ticks; SAMPLER = the sampler thread's CPU time, ms)\n");
+    if (m->nhosts > 1)
+        fprintf(o, "  %-14s", "HOST");
     fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-24s %-8s %s\n", "PID", "HOW",
             "SAMPLES", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON", "COMMAND");
     struct groups kids;

@@ -8,7 +8,7 @@
 
 #include "model.h"
 
-enum out_group { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD };
+enum out_group { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD, GROUP_HOST };
 
 struct out_options {
     enum out_group group;

@@ -25,7 +25,9 @@ static void usage(FILE *o)
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
-          "  -g, --group G      none (default), process, thread: extra root frames\n"
+          "  -g, --group G      none (default), process, thread, host: extra root\n"
+          "                     frames\n"
+          "      --host NAME    only the processes of this host\n"
           "      --fold-workers fold processes with the same argv and parent\n"
           "  -t, --top N        rows in the top-function tables, functions of\n"
           "                     --format lines (default 20)\n"
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
         { "format", required_argument, 0, 'f' },
         { "mode", required_argument, 0, 'm' },
         { "pid", required_argument, 0, 'p' },
+        { "host", required_argument, 0, 'H' },
         { "exclude-idle", no_argument, 0, 'I' },
         { "group", required_argument, 0, 'g' },
         { "fold-workers", no_argument, 0, 'F' },
@@ -219,12 +222,15 @@ int main(int argc, char **argv)
             }
             break;
         case 'I': mo.exclude_idle = 1; break;
+        case 'H': mo.host = optarg; break;
         case 'g':
             if (!strcmp(optarg, "none")) oo.group = GROUP_NONE;
             else if (!strcmp(optarg, "process")) oo.group = GROUP_PROCESS;
             else if (!strcmp(optarg, "thread")) oo.group = GROUP_THREAD;
+            else if (!strcmp(optarg, "host")) oo.group = GROUP_HOST;
             else {
-                fprintf(stderr, "pyprof-merge: --group %s: expected none, process or thread\n", optarg);
+                fprintf(stderr, "pyprof-merge: --group %s: expected none, process, thread "
+                                "or host\n", optarg);
                 return 2;
             }
             break;
@@ -322,6 +328,19 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < m->nprocs && i < 20; i++)
                 fprintf(stderr, " %lld", (long long)m->procs[i].f->pid);
             fprintf(stderr, "%s)\n", m->nprocs > 20 ? " ..." : "");
+            return 2;
+        }
+    }
+    if (mo.host) {
+        size_t k = 0;
+        while (k < m->nhosts && strcmp(m->hosts[k], mo.host))
+            k++;
+        if (k == m->nhosts) {
+            fprintf(stderr, "pyprof-merge: --host %s: no process of the input ran "
+                            "there (the input's hosts:", mo.host);
+            for (size_t i = 0; i < m->nhosts && i < 20; i++)
+                fprintf(stderr, " %s", m->hosts[i]);
+            fprintf(stderr, "%s)\n", m->nhosts > 20 ? " ..." : "");
             return 2;
         }
     }

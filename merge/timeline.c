@@ -290,6 +290,9 @@ int tl_iter_next(struct tl_iter *it, struct tl_event *e)
 
 uint64_t tl_proc_offset(const struct model *m, size_t proc)
 {
-    /* the model keeps its processes in the order they started */
-    return m->procs[proc].f->start_ns - m->procs[0].f->start_ns;
+    /* From its host's first start: another host's clock is another clock
+     * (pyprof(7), "Many hosts"); one host's first start is its earliest. */
+    const struct m_proc *p = &m->procs[proc];
+    uint64_t first = m->nhosts ? m->host_first_ns[p->host] : m->procs[0].f->start_ns;
+    return p->f->start_ns > first ? p->f->start_ns - first : 0;
 }

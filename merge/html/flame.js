@@ -407,7 +407,8 @@
         row.title = p.cmd;
         row.appendChild(el("span", "cmd", p.cmd || "?"));
         row.appendChild(el("span", "n", fmt(procSamples[i])));
-        row.appendChild(el("span", "meta", "pid " + p.pid + " \u00b7 " + p.by +
+        row.appendChild(el("span", "meta", (p.host ? "host " + p.host + " \u00b7 " : "") +
+          "pid " + p.pid + " \u00b7 " + p.by +
           (p.folded > 1 ? " \u00b7 \u00d7" + p.folded + " folded" : "") + " \u00b7 " + p.exit +
           " \u00b7 " + p.duration.toFixed(2) + " s \u00b7 Python " + p.python));
         row.onclick = function () { chooseProc(i === chosenProc ? -1 : i); };
@@ -427,7 +428,7 @@
       if (!sel[p]) continue;
       procs[p].threads.forEach(function (t, ti) {
         if (!t || n >= 500) return;
-        var k = p + ":" + ti, opt = el("option", "", procs[p].pid + " \u00b7 " + t[1] + " (tid " + t[0] +
+        var k = p + ":" + ti, opt = el("option", "", (procs[p].host ? procs[p].host + " " : "") + procs[p].pid + " \u00b7 " + t[1] + " (tid " + t[0] +
                                         ", " + fmt(threadSamples.get(k) || 0) + ")");
         opt.value = k;
         s.appendChild(opt);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json_report.h"
 
 /* Whether a private mount namespace can be had here; says why not once. */
 static int can_mount(const struct pp_python *py)
@@ -153,4 +154,74 @@ PP_TEST(hostile, an_unwritable_output_directory_is_said_with_a_count_and_a_reaso
     }
     pp_expect(py, reasons == 4, "%zu processes said with their reason (Read-only file "
               "system):\n%.3000s", reasons, pre.err);
+}
+
+/* Two hosts writing into one directory (a shared filesystem, or files
+ * gathered afterwards), here two runs in PID and UTS namespaces of their
+ * own: both processes have the same pid.  Every report tells the hosts apart, and
+ * the merge can group and filter by host (pyprof(7), "Many hosts"). */
+PP_TEST(hostile, processes_of_different_hosts_are_told_apart, .timeout = 120)
+{
+    if (!can_mount(py))
+        return;
+    const char *dir = pp_tmpdir();
+    static const char *const hosts[] = { "pp-host-a", "pp-host-b" };
+    for (int h = 0; h < 2; h++) {
+        char script[4096];
+        snprintf(script, sizeof script, "hostname %s && %s %s 0.4", hosts[h], py->path,
+                 pp_script("burn.py"));
+        const char *argv[] = { "unshare", "--pid", "--uts", "--fork", "--mount-proc",
+                               "sh", "-c", script, NULL };
+        struct pp_result r;
+        pp_run(&r, argv, pp_profile_env(dir, 200, NULL), 60, NULL, NULL);
+        pp_assert(py, r.exited && r.code == 0, "%s: %s\n%.2000s", hosts[h],
+                  pp_describe(&r), r.err);
+    }
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+    pp_assert(py, pp_json_len(doc, "processes") == 2, "%zu processes, expected 2",
+              pp_json_len(doc, "processes"));
+    double pid = pp_json_num(doc, "processes.0.pid", -1);
+    pp_assert(py, pid > 0 && pp_json_num(doc, "processes.1.pid", -1) == pid,
+              "pids %g and %g: each PID namespace should give the same",
+              pid, pp_json_num(doc, "processes.1.pid", -1));
+    struct pp_result rep;
+    pp_merge(&rep, "text", NULL, dir);
+    pp_assert(py, rep.exited && rep.code == 0, "text: %s", pp_describe(&rep));
+    pp_expect(py, strstr(rep.out, "  hosts           2 "), "no hosts line:\n%.3000s", rep.out);
+    for (int h = 0; h < 2; h++) {
+        char row[64];
+        snprintf(row, sizeof row, "\n  %-14s  %-8.0f ", hosts[h], pid);
+        pp_expect(py, strstr(rep.out, row), "no tree row for pid %g on %s:\n%.3000s",
+                  pid, hosts[h], rep.out);
+    }
+    const char *group[] = { "--group", "host", NULL };
+    pp_merge(&rep, "collapsed", group, dir);
+    for (int h = 0; h < 2; h++) {
+        char root[64];
+        snprintf(root, sizeof root, "host %s;", hosts[h]);
+        pp_expect(py, strstr(rep.out, root), "--group host: no root %s:\n%.2000s", root,
+                  rep.out);
+    }
+    const char *only[] = { "--host", hosts[1], NULL };
+    pp_merge(&rep, "json", only, dir);
+    const struct pp_json *one = pp_parse_json(py, &rep);
+    double want = -1;
+    for (int i = 0; i < 2; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "processes.%d", i);
+        const struct pp_json *p = pp_json_get(doc, path);
+        if (pp_json_str(p, "host") && !strcmp(pp_json_str(p, "host"), hosts[1]))
+            want = pp_json_num(p, "samples", -1);
+    }
+    pp_expect(py, want > 0 && pp_json_num(one, "totals.samples", -1) == want,
+              "--host %s: %g samples, that host's process has %g", hosts[1],
+              pp_json_num(one, "totals.samples", -1), want);
+    const char *nowhere[] = { "--host", "pp-no-such-host", NULL };
+    pp_merge(&rep, "json", nowhere, dir);
+    pp_expect(py, rep.exited && rep.code == 2 && strstr(rep.err, "pp-host-a"),
+              "--host of no process: %s, stderr %s", pp_describe(&rep), rep.err);
+    pp_merge(&rep, "html", NULL, dir);
+    pp_expect(py, strstr(rep.out, "\"host\":\"pp-host-a\"") &&
+                  strstr(rep.out, "\"host\":\"pp-host-b\""),
+              "the HTML page's process data do not name the hosts");
 }
