@@ -100,14 +100,19 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
      * can only be read again: its deepest 100 frames keep 0.65-0.95 of
      * their share in most runs since its walks prefetch, and 0.13 in the
      * run above (0.06-0.6 before; pyprof(7), "Consistent stacks"). */
+    /* Only a bucket of 200 samples or more is judged: a 30 % shortfall is
+     * then 60 samples.  In a bucket of 40 (the outermost 100 frames hold
+     * about 2 % of the ticks) a dozen samples decide it: a campaign run of
+     * 2026-11-28 failed 3.11.2 there (0.01 against 0.02), every other
+     * bucket and interpreter well inside. */
     double worst = 1e9;
     for (int b = 0; b < BUCKETS; b++)
-        if (want[b] > 0 && got[b] / want[b] < worst)
+        if (want[b] * (double)n >= 200 && got[b] / want[b] < worst)
             worst = got[b] / want[b];
     if (py->minor >= 11)
         pp_measure(py, "worst bucket against its ticks", worst, ">=", 0.7);
     for (int b = 0; b < BUCKETS && py->minor >= 11; b++)
-        pp_expect(py, got[b] >= want[b] * 0.7,
+        pp_expect(py, want[b] * (double)n < 200 || got[b] >= want[b] * 0.7,
                   "frames %d-%d of descend have %.2f of its samples, "
                   "against %.2f of the ticks that found the stack there",
                   b * 100 + 1, b * 100 + 100, got[b], want[b]);
