@@ -38,6 +38,9 @@ int sigchain_install(void (*guard)(int, void *, void *))
 }
 
 int sigchain_owns(int sig) { (void)sig; return 1; }
+
+static void (*handback_fn)(void);
+void sigchain_on_handback(void (*fn)(void)) { handback_fn = fn; }
 void sigchain_forward(int sig, void *info, void *uctx)
 {
     (void)sig; (void)info; (void)uctx;
@@ -138,4 +141,20 @@ Test(safe_read, a_section_survives_a_fault_mid_walk, .init = setup)
     /* And single reads still guard themselves afterwards. */
     uint64_t v;
     cr_expect(safe_read(&v, (uintptr_t)hole, 8) == -1);
+}
+
+/* A real fault handed back to the application's handler (sigchain.c)
+ * leaves that handler in front: from then on reads go through the kernel,
+ * and still fail cleanly on unmapped memory. */
+Test(safe_read, reads_go_through_the_kernel_once_a_fault_was_handed_back)
+{
+    cr_assert_eq(safe_read_init(), 0);
+    cr_assert(safe_read_fast(), "the guard is the first path");
+    cr_assert_not_null(handback_fn, "safe_read_init registers no hand-back callback");
+    handback_fn();
+    cr_assert(!safe_read_fast(), "still the guard after a hand-back");
+    uint64_t v = 0x1122334455667788ULL, got = 0;
+    cr_assert_eq(safe_read(&got, (uintptr_t)&v, sizeof got), 0);
+    cr_assert_eq(got, v);
+    cr_assert_neq(safe_read(&got, (uintptr_t)8, sizeof got), 0, "read of page 0 succeeded");
 }
