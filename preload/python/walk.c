@@ -755,7 +755,6 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return n;
     int from = 0;
     static uintptr_t from_instr;    /* static: under sigsetjmp */
-    walk_fail = FAIL_TORN;
     if (n && !same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
                          &from_instr))
         return -1;

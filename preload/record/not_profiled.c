@@ -39,11 +39,12 @@ static size_t put_line_text(char *dst, size_t at, size_t cap, const char *s)
     return at;
 }
 
-/* The record's common lines; the reason line is last (format_record). */
-static size_t format_record(char *rec, size_t cap, const char *reason)
+/* The record: the magic line, extra (whole "key value" lines, or ""),
+ * then the lines of every record, the reason last. */
+static size_t format_record(char *rec, size_t cap, const char *extra, const char *reason)
 {
-    int n = snprintf(rec, cap, PP_UNPROF_MAGIC "pid %d\nuser %u\nparent %s\ncommand ",
-                     (int)getpid(), (unsigned)getuid(), pp_state.inherited_parent);
+    int n = snprintf(rec, cap, PP_UNPROF_MAGIC "%spid %d\nuser %u\nparent %s\ncommand ",
+                     extra, (int)getpid(), (unsigned)getuid(), pp_state.inherited_parent);
     size_t at = n > 0 && (size_t)n < cap ? (size_t)n : 0;
     /* The command takes at most half, so the reason always fits. */
     size_t cmd_cap = at + (cap - at) / 2;
@@ -110,27 +111,14 @@ void pp_stopped_writing(const char *reason, int err, uint64_t when_ns,
                         long long lost)
 {
     int saved = errno;
-    char rec[PP_UNPROF_MAX];
-    /* The extra keys first: the reason line, last, may be cut to fit. */
-    int n = snprintf(rec, sizeof rec, PP_UNPROF_MAGIC "image %016llx\nstopped %llu\n"
-                     "errno %s\n", (unsigned long long)pp_state.uid,
-                     (unsigned long long)when_ns, strerrorname_np(err) ?
-                     strerrorname_np(err) : "?");
-    size_t at = n > 0 && (size_t)n < sizeof rec ? (size_t)n : 0;
-    if (lost >= 0 && at) {
-        n = snprintf(rec + at, sizeof rec - at, "lost %lld\n", lost);
-        at += n > 0 && (size_t)n < sizeof rec - at ? (size_t)n : 0;
-    }
-    /* format_record starts with the magic line: written over ours. */
-    size_t ml = sizeof PP_UNPROF_MAGIC - 1;
-    if (at <= ml) {
-        errno = saved;
-        return;
-    }
-    char tail[PP_UNPROF_MAX];
-    size_t tl = format_record(tail, sizeof tail - (at - ml), reason);
-    memcpy(rec + at, tail + ml, tl - ml);
-    deliver(rec, at + tl - ml);
+    char extra[160], lost_line[32] = "", rec[PP_UNPROF_MAX];
+    const char *name = strerrorname_np(err);
+    if (lost >= 0)
+        snprintf(lost_line, sizeof lost_line, "lost %lld\n", lost);
+    snprintf(extra, sizeof extra, "image %016llx\nstopped %llu\nerrno %s\n%s",
+             (unsigned long long)pp_state.uid, (unsigned long long)when_ns,
+             name ? name : "?", lost_line);
+    deliver(rec, format_record(rec, sizeof rec, extra, reason));
     errno = saved;
 }
 
@@ -147,8 +135,7 @@ void pp_not_profiled(const char *fmt, ...)
     if (recorded != getpid()) {
         recorded = getpid();
         char rec[PP_UNPROF_MAX];
-        size_t len = format_record(rec, sizeof rec, reason);
-        deliver(rec, len);
+        deliver(rec, format_record(rec, sizeof rec, "", reason));
     }
     errno = saved;
 }

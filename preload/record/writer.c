@@ -793,7 +793,7 @@ static void put_counters(const struct writer_counters *c, struct buf *b)
 
 static void put_failed_reads(const struct writer_counters *c, struct buf *b)
 {
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof c->failed_reads / sizeof *c->failed_reads; i++)
         put_varint(b, c->failed_reads[i]);
 }
 
