@@ -750,6 +750,12 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
+    /* The thread id was copied before the frames were read: a thread that
+     * bound its state in between (3.10 and 3.11 give a new state its
+     * creator's id until then) or a state freed and made again would
+     * put one thread's frames under another's id. */
+    if (!same_thread(tstate, t))
+        return -1;
     if (marked && n && gil_mark(L, gil, &after) &&
         gil_quiet(tstate, &before, &after))
         return n;
