@@ -147,7 +147,7 @@ static int tnode_eq(const void *ctx, uint32_t i, const void *k)
 static uint32_t intern_tnode(struct model *m, uint32_t parent, uint32_t frame)
 {
     room(&m->tnode_ix, m->ntnodes, tnode_rehash, m);
-    struct m_tnode k = { parent, frame };
+    struct m_tnode k = { parent, frame, 0 };
     uint32_t *slot = index_slot(&m->tnode_ix, pair_hash(parent, frame), tnode_eq,
                                 m, &k);
     if (*slot)
@@ -156,6 +156,8 @@ static uint32_t intern_tnode(struct model *m, uint32_t parent, uint32_t frame)
         m->tnodes_cap = m->tnodes_cap ? m->tnodes_cap * 2 : 1024;
         m->tnodes = xrealloc(m->tnodes, m->tnodes_cap * sizeof *m->tnodes);
     }
+    uint32_t boundary = m->funcs[m->frames[frame].func].boundary;
+    k.interp = boundary ? boundary - 1 : parent ? m->tnodes[parent - 1].interp : 0;
     m->tnodes[m->ntnodes] = k;
     *slot = (uint32_t)++m->ntnodes;
     return (uint32_t)m->ntnodes;
@@ -445,6 +447,8 @@ static void add_file(struct model *m, uint32_t pi)
             func[c] = intern_func(m, rd_string(f, k->qualname),
                                   rd_string(f, k->filename), rd_string(f, k->name),
                                   k->firstlineno, p->code_hash[c]);
+        if (k->qualname && k->boundary)
+            m->funcs[func[c]].boundary = k->boundary;
     }
     for (size_t n = 1; n < f->nnodes; n++) {
         const struct rd_node *k = &f->nodes[n];
@@ -466,6 +470,10 @@ static void add_file(struct model *m, uint32_t pi)
         /* A thread state with no Python frame (a thread starting or ending,
          * C code holding a thread state) has nothing to attribute to. */
         if (!c->leaf)
+            continue;
+        /* --interpreter: only what ran in that interpreter counts. */
+        if (m->opt.interp && tn[c->leaf] &&
+            m->tnodes[tn[c->leaf] - 1].interp + 1 != (uint64_t)m->opt.interp)
             continue;
         int keep = model_keeps(&m->opt, c->flags);
         unsigned modes = m->opt.all_modes ? modes_of(&m->opt, c->flags) : 0;

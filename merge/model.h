@@ -29,6 +29,7 @@ struct m_options {
     enum m_mode mode;
     long pid;              /* only this pid; 0 = all                    */
     const char *host;      /* only this host's processes; NULL = all    */
+    long interp;           /* 1 + the one interpreter counted; 0 = all  */
     int exclude_idle;      /* drop samples not on a CPU                 */
     int fold_workers;      /* processes with identical argv become one  */
     int all_modes;         /* also count every stack in every mode       */
@@ -38,11 +39,17 @@ struct m_options {
 struct m_func {
     char *name, *file, *bare;   /* qualname, filename, co_name           */
     uint32_t firstline;
+    /* The pseudo-frame of an entry into a subinterpreter: 1 + its id (the
+     * reader's rd_code.boundary); 0 for code. */
+    uint32_t boundary;
     uint64_t self, total;
 };
 
 struct m_frame { uint32_t func; int32_t line; };
-struct m_tnode { uint32_t parent, frame; };      /* trie; 0 = root        */
+/* trie; 0 = root.  interp: the interpreter the node's frame ran in, the
+ * id of the innermost entry into a subinterpreter at or above it (0 =
+ * main; pyprof(7), "Subinterpreters"). */
+struct m_tnode { uint32_t parent, frame, interp; };
 
 struct m_thread { uint32_t tid; char *name; uint64_t samples; };
 
@@ -115,6 +122,13 @@ struct model {
 struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
                           int jobs);
 void model_free(struct model *m);
+
+/* The interpreter a stack ran in (m_tnode.interp of its leaf). */
+static inline uint32_t model_stack_interp(const struct model *m,
+                                          const struct m_stack *s)
+{
+    return s->leaf ? m->tnodes[s->leaf - 1].interp : 0;
+}
 
 /* Frame ids of a trie node's stack, outermost first, into out (at most
  * cap, the innermost ones kept); returns how many were written. */

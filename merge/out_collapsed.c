@@ -40,6 +40,7 @@ int out_collapsed(FILE *o, const struct model *m, const struct out_options *opt)
         uint64_t g = opt->group == GROUP_NONE ? 0 :
                      opt->group == GROUP_PROCESS ? (uint64_t)s->proc + 1 :
                      opt->group == GROUP_HOST ? (uint64_t)m->procs[s->proc].host + 1 :
+                     opt->group == GROUP_INTERP ? (uint64_t)model_stack_interp(m, s) + 1 :
                      ((uint64_t)(s->proc + 1) << 32) | s->thread;
         rows[i] = (struct row){ g, s->leaf, s->proc, s->thread, s->count };
     }

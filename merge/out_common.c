@@ -1,5 +1,6 @@
 /* out_common.c — small pieces every output writer needs. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -20,6 +21,14 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
         snprintf(a, cap, "host %s", m->nhosts ? m->hosts[p->host] : "?");
         return 1;
     }
+    if (g == GROUP_INTERP) {
+        uint32_t in = model_stack_interp(m, s);
+        if (in)
+            snprintf(a, cap, "interpreter %u", in);
+        else
+            snprintf(a, cap, "interpreter main");
+        return 1;
+    }
     const char *argv0 = p->f->argc ? p->f->argv[0] : "?";
     const char *base = strrchr(argv0, '/');
     /* Pids of different hosts may be the same: the host says which. */
@@ -36,6 +45,35 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
     else
         snprintf(b, cap, "thread ?");
     return 2;
+}
+
+static int cmp_interp(const void *a, const void *b)
+{
+    const struct out_interp *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+size_t out_interps(const struct model *m, struct out_interp **v)
+{
+    *v = malloc((m->nstacks ? m->nstacks : 1) * sizeof **v);
+    if (!*v)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nstacks; i++)
+        if (m->stacks[i].count)
+            (*v)[n++] = (struct out_interp){ m->stacks[i].proc,
+                model_stack_interp(m, &m->stacks[i]), m->stacks[i].count };
+    qsort(*v, n, sizeof **v, cmp_interp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && (*v)[k - 1].proc == (*v)[i].proc && (*v)[k - 1].id == (*v)[i].id)
+            (*v)[k - 1].samples += (*v)[i].samples;
+        else
+            (*v)[k++] = (*v)[i];
+    }
+    return k;
 }
 
 uint64_t out_duration_ns(const struct m_proc *p)

@@ -60,7 +60,9 @@ static void records(FILE *o, const struct model *m, int stopped)
     fputs(*sep == ',' ? "\n ],\n" : "],\n", o);
 }
 
-static void process(FILE *o, const struct model *m, size_t i)
+/* in[0..nin): samples of process i by interpreter (out_interps). */
+static void process(FILE *o, const struct model *m, size_t i,
+                    const struct out_interp *in, size_t nin)
 {
     const struct m_proc *p = &m->procs[i];
     const struct rd_file *f = p->f;
@@ -114,6 +116,10 @@ static void process(FILE *o, const struct model *m, size_t i)
         fprintf(o, ", \"samples\": %llu}", (unsigned long long)p->threads[t].samples);
         first = 0;
     }
+    fputs("], \"interpreters\": [", o);
+    for (size_t k = 0; k < nin; k++)
+        fprintf(o, "%s{\"id\": %u, \"samples\": %llu}", k ? ", " : "", in[k].id,
+                (unsigned long long)in[k].samples);
     fputs("]}", o);
 }
 
@@ -144,12 +150,20 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
             PP_MAX_DEPTH);
     fputs(" \"processes\": [\n", o);
     size_t k = 0;
+    struct out_interp *in;
+    size_t nin = out_interps(m, &in), at = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].folded_into >= 0)
             continue;
-        process(o, m, i);
+        while (at < nin && in[at].proc < i)
+            at++;
+        size_t end = at;
+        while (end < nin && in[end].proc == i)
+            end++;
+        process(o, m, i, in + at, end - at);
         fputs(++k < shown ? ",\n" : "\n", o);
     }
+    free(in);
     fputs(" ],\n \"functions\": [\n", o);
     uint32_t *order = malloc((m->nfuncs ? m->nfuncs : 1) * sizeof *order);
     if (!order)
@@ -178,8 +192,9 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         const struct m_stack *s = &m->stacks[i];
         const struct m_proc *p = &m->procs[s->proc];
         uint32_t tid = s->thread && s->thread < p->nthreads ? p->threads[s->thread].tid : 0;
-        fprintf(o, "%s    {\"pid\": %lld, \"tid\": %u, \"count\": %llu, \"frames\": [",
-                i ? ",\n" : "", (long long)p->f->pid, tid,
+        fprintf(o, "%s    {\"pid\": %lld, \"tid\": %u, \"interpreter\": %u, "
+                   "\"count\": %llu, \"frames\": [",
+                i ? ",\n" : "", (long long)p->f->pid, tid, model_stack_interp(m, s),
                 (unsigned long long)s->count);
         char a[256], b[256];
         int g = out_group_frames(m, s, opt->group, a, b, sizeof a);

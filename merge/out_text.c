@@ -9,6 +9,38 @@
 #include "output.h"
 #include "pyprof/format.h"
 
+/* Samples by interpreter, when any ran in a subinterpreter. */
+static void interps(FILE *o, const struct model *m)
+{
+    struct out_interp *v;
+    size_t n = out_interps(m, &v), nid = 0;
+    struct { uint32_t id; uint64_t samples; } by[16];
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        any |= v[i].id != 0;
+        size_t k = 0;
+        while (k < nid && by[k].id != v[i].id)
+            k++;
+        if (k == nid && nid == 16)
+            continue;
+        if (k == nid)
+            by[nid++] = (typeof(by[0])){ v[i].id, 0 };
+        by[k].samples += v[i].samples;
+    }
+    free(v);
+    if (!any)
+        return;
+    fputs("  interpreters   ", o);
+    for (size_t k = 0; k < nid; k++) {
+        if (by[k].id)
+            fprintf(o, "%s %u: %llu", k ? "," : "", by[k].id,
+                    (unsigned long long)by[k].samples);
+        else
+            fprintf(o, "%s main: %llu", k ? "," : "", (unsigned long long)by[k].samples);
+    }
+    fprintf(o, " samples%s\n", nid == 16 ? " (the first 16 seen)" : "");
+}
+
 static void totals(FILE *o, const struct model *m)
 {
     uint64_t first, ticks = 0, asked_ns = 0;
@@ -33,6 +65,7 @@ static void totals(FILE *o, const struct model *m)
     if (busy_s > 0 && asked_ns)
         fprintf(o, "  rate            %.1f ticks/s achieved, %.1f asked\n",
                 (double)ticks / busy_s, 1e9 / (double)asked_ns);
+    interps(o, m);
     fprintf(o, "  rejected        %llu samples (stacks that changed while read)\n",
             (unsigned long long)m->dropped);
     if (m->truncated)

@@ -8,7 +8,7 @@
 
 #include "model.h"
 
-enum out_group { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD, GROUP_HOST };
+enum out_group { GROUP_NONE, GROUP_PROCESS, GROUP_THREAD, GROUP_HOST, GROUP_INTERP };
 
 struct out_options {
     enum out_group group;
@@ -50,6 +50,12 @@ void out_escaped(FILE *o, const char *s);
 /* Seconds (ns) between a process's first and last known moment. */
 double out_duration(const struct m_proc *p);
 uint64_t out_duration_ns(const struct m_proc *p);
+
+/* Samples by process and the interpreter they ran in (pyprof(7),
+ * "Subinterpreters"), ordered by process, then id; *v is malloc'd (NULL
+ * when there is nothing or no memory).  Returns how many. */
+struct out_interp { uint32_t proc, id; uint64_t samples; };
+size_t out_interps(const struct model *m, struct out_interp **v);
 /* ns from the first process's start to the last one's end, that start
  * in *first (0 without processes). */
 uint64_t out_tree_span(const struct model *m, uint64_t *first);

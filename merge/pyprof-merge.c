@@ -25,9 +25,11 @@ static void usage(FILE *o)
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
-          "  -g, --group G      none (default), process, thread, host: extra root\n"
-          "                     frames\n"
+          "  -g, --group G      none (default), process, thread, host,\n"
+          "                     interpreter: extra root frames\n"
           "      --host NAME    only the processes of this host\n"
+          "      --interpreter ID  only what ran in this interpreter (main or\n"
+          "                     a subinterpreter's id)\n"
           "      --fold-workers fold processes with the same argv and parent\n"
           "  -t, --top N        rows in the top-function tables, functions of\n"
           "                     --format lines (default 20)\n"
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
         { "mode", required_argument, 0, 'm' },
         { "pid", required_argument, 0, 'p' },
         { "host", required_argument, 0, 'H' },
+        { "interpreter", required_argument, 0, 'N' },
         { "exclude-idle", no_argument, 0, 'I' },
         { "group", required_argument, 0, 'g' },
         { "fold-workers", no_argument, 0, 'F' },
@@ -223,14 +226,28 @@ int main(int argc, char **argv)
             break;
         case 'I': mo.exclude_idle = 1; break;
         case 'H': mo.host = optarg; break;
+        case 'N':
+            if (!strcmp(optarg, "main")) {
+                mo.interp = 1;
+                break;
+            }
+            mo.interp = optarg[0] >= '0' && optarg[0] <= '9' ?
+                        strtol(optarg, &end, 10) + 1 : 0;
+            if (mo.interp <= 0 || *end || mo.interp > (long)RD_MAX_INTERP_ID + 1) {
+                fprintf(stderr, "pyprof-merge: --interpreter %s: expected main or an "
+                                "interpreter id\n", optarg);
+                return 2;
+            }
+            break;
         case 'g':
             if (!strcmp(optarg, "none")) oo.group = GROUP_NONE;
             else if (!strcmp(optarg, "process")) oo.group = GROUP_PROCESS;
             else if (!strcmp(optarg, "thread")) oo.group = GROUP_THREAD;
             else if (!strcmp(optarg, "host")) oo.group = GROUP_HOST;
+            else if (!strcmp(optarg, "interpreter")) oo.group = GROUP_INTERP;
             else {
-                fprintf(stderr, "pyprof-merge: --group %s: expected none, process, thread "
-                                "or host\n", optarg);
+                fprintf(stderr, "pyprof-merge: --group %s: expected none, process, thread, "
+                                "host or interpreter\n", optarg);
                 return 2;
             }
             break;

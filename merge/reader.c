@@ -460,9 +460,12 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         k.filename = (uint32_t)get_v(&c);
         k.firstlineno = (uint32_t)get_v(&c);
         k.name = (uint32_t)get_v(&c);
+        uint64_t boundary = c.p < c.end ? get_v(&c) : 0;
+        k.boundary = (uint32_t)boundary;
         /* Names must be strings already defined (name may be absent). */
         if (c.bad || !defined_string(f, k.qualname) || !defined_string(f, k.filename) ||
-            (k.name && !defined_string(f, k.name))) {
+            (k.name && !defined_string(f, k.name)) ||
+            boundary > (uint64_t)RD_MAX_INTERP_ID + 1) {
             problem(p, "corrupt: bad code record");
             return;
         }

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rd_code { uint32_t qualname, filename, name, firstlineno; };
+/* boundary: 0 for code; for the pseudo-frame of a thread's entry into a
+ * subinterpreter, 1 + that interpreter's id (pyprof(5), CODE). */
+struct rd_code { uint32_t qualname, filename, name, firstlineno, boundary; };
+#define RD_MAX_INTERP_ID 0x7fffffffu
 struct rd_node { uint32_t parent, code; int32_t line; uint32_t depth; };
 struct rd_thread { uint32_t tid; char *name; };
 struct rd_block;

@@ -21,6 +21,9 @@ struct code_info {
     const char *name;         /* bare co_name                                   */
     const char *filename;
     int32_t     firstlineno;
+    /* 0 for code.  A pseudo-frame that marks where a thread entered a
+     * subinterpreter (sampler.c) has 1 + that interpreter's id. */
+    uint64_t    boundary;
     /* private to codecache.c/linetable.c */
     uintptr_t   addr;
     uintptr_t   key[4];

@@ -70,6 +70,11 @@ struct pyvm_thread {
                                  by the kernel right after its stack      */
     uint64_t  cpu_ns;
     unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
+    /* The id of the interpreter the thread state belongs to: 0 is the
+     * main one.  A thread that runs code in a subinterpreter has a state
+     * there and keeps its state in the interpreter that called it, whose
+     * frames are its callers (sampler.c joins the two). */
+    int64_t   interp;
     unsigned  depth;          /* number of frames                          */
     /* The outermost same_outer frames are the same frames (address, code,
      * instruction) as in this tstate's previous sample, so a consumer may

@@ -829,6 +829,9 @@ static uint32_t native_tid(const uint8_t *ts)
 
 static pyvm_reject_fn reject_fn;
 
+/* The id of the interpreter whose threads pyvm_sample is reading. */
+static int64_t interp_id;
+
 /* 3.15, before a walk: where it may stop (fc_stop), from the thread's
  * trusted anchor and the thread state t as read before the walk. */
 static void fc_begin(struct ts_cache *tc, const uint8_t *t)
@@ -886,6 +889,7 @@ static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
         .prev_seq = prev_seq,
         .frames = out + PP_MAX_DEPTH - kept,
     };
+    th.interp = interp_id;
     out_tstate = tstate;
     out_seq = th.seq;
     /* A thread state whose thread id is not set yet (a thread starting:
@@ -1053,6 +1057,8 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     if (!ok)
         return -1;
     for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+        if (safe_read(&interp_id, interp + L->is_id, sizeof interp_id) != 0)
+            return passed ? passed : -1;
         uintptr_t gil;
         uintptr_t holder = gil_holder(L, runtime, interp, &gil, &ok);
         uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);

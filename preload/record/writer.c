@@ -388,6 +388,8 @@ static uint32_t code_id(struct code_info *c)
     put_varint(&b, f);
     put_varint(&b, (uint64_t)(c->firstlineno > 0 ? c->firstlineno : 0));
     put_varint(&b, n);
+    if (c->boundary)
+        put_varint(&b, c->boundary);
     emit(PP_REC_CODE, &b);
     c->file_id = id;
     c->file_gen = w.gen;

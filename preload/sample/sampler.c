@@ -28,6 +28,7 @@
 #include "base/config.h"
 #include "base/image_mem.h"
 #include "sample/deadlines.h"
+#include "sample/interp_join.h"
 #include "sample/lifecycle.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
@@ -207,8 +208,12 @@ static int on_cpu(struct thread_slot *s, uint64_t cpu)
 }
 
 /* The slot for (tid, tstate): a tid reused by a new thread, or a thread
- * state reused by a new thread, gets a new index and name. */
-static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
+ * state reused by a new thread, gets a new index and name.  Only a main
+ * interpreter's state (bind) names its thread: a thread in a
+ * subinterpreter may get a new state there for every call, and one that
+ * lives only there is known by its tid (a slot it made has tstate 0, for
+ * a main interpreter's state of the thread to take). */
+static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
 {
     if ((threads_used + 1) * 2 > threads_cap && grow_threads() != 0)
         return NULL;
@@ -217,12 +222,16 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
         if (threads[j].tid == tid)
             break;
     struct thread_slot *s = &threads[j];
-    if (s->idx && s->tstate == tstate)
+    if (s->idx && (s->tstate == tstate || !bind))
         return s;
+    if (s->idx && !s->tstate) {
+        s->tstate = tstate;
+        return s;
+    }
     if (!s->idx)
         threads_used++;
     s->tid = tid;
-    s->tstate = tstate;
+    s->tstate = bind ? tstate : 0;
     s->idx = ++next_thread_idx;
     s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
     s->credit = 0;
@@ -237,12 +246,13 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate)
  * the thread was last seen (a thread never sampled yet is not known). */
 static void on_reject(uintptr_t tstate, uint32_t tid)
 {
+    interp_join_drop(tid, tstate);
     if (!threads_cap)
         return;
     size_t j = (tid * 2654435761u) & (threads_cap - 1);
     for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
         if (threads[j].tid == tid) {
-            if (threads[j].tstate == tstate)
+            if (threads[j].tstate == tstate || !threads[j].tstate)
                 writer_reject(threads[j].idx);
             return;
         }
@@ -250,11 +260,31 @@ static void on_reject(uintptr_t tstate, uint32_t tid)
 
 /* ------------------------------------------------------------ tick */
 
+/* Writes t; bind: t is a main interpreter's state (thread_slot). */
+static void take(const struct pyvm_thread *t, int bind)
+{
+    uint64_t cpu = 0;
+    if (t->cpu_known)
+        cpu = t->cpu_ns;
+    else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
+        return;
+    if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
+        return;
+    struct thread_slot *s = thread_slot(t->native_tid, t->tstate, bind);
+    if (!s)
+        return;
+    unsigned flags = t->flags;
+    if (on_cpu(s, cpu))
+        flags |= PP_SAMPLE_ON_CPU;
+    s->cpu_ns = cpu;
+    writer_sample(s->idx, t, flags);
+    counters.samples++;
+}
+
 /* ctx: unused (the CPU credit needs no tick time). */
 static void on_thread(void *ctx, const struct pyvm_thread *t)
 {
     (void)ctx;
-    uint64_t cpu = 0;
     /* No Python frame: nothing to attribute.  This also covers a thread
      * state not yet bound to its thread, which still carries its
      * creator's native id and would be mistaken for it. */
@@ -265,21 +295,12 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
      * with pthread_exit, which CPython never prunes) is not sampled. */
     if (t->native_tid == PYVM_TID_ENDED)
         return;
-    if (t->cpu_known)
-        cpu = t->cpu_ns;
-    else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)
+    if (t->interp != 0) {
+        if (!interp_join_hold(t))
+            take(interp_join_alone(t), 0);
         return;
-    if (main_gone && t->native_tid == (uint32_t)pp_state.pid)
-        return;
-    struct thread_slot *s = thread_slot(t->native_tid, t->tstate);
-    if (!s)
-        return;
-    unsigned flags = t->flags;
-    if (on_cpu(s, cpu))
-        flags |= PP_SAMPLE_ON_CPU;
-    s->cpu_ns = cpu;
-    writer_sample(s->idx, t, flags);
-    counters.samples++;
+    }
+    take(interp_join_with(t), 1);
 }
 
 /* The main thread that ended with pthread_exit while others go on stays a
@@ -365,8 +386,11 @@ static void tick(void)
         unsigned rejected = 0;
         check_main(now);
         writer_tick_begin(now);
+        interp_join_begin();
         if (pyvm_sample(on_thread, NULL, &rejected) < 0)
             rejected++;
+        for (const struct pyvm_thread *t; (t = interp_join_leftover()); )
+            take(t, 0);
         writer_tick_end();
         pyvm_take_failed_reads(counters.failed_reads);
         counters.rejected += rejected;

@@ -445,3 +445,67 @@ Test(forged, rejects_under_a_stack_never_defined_are_damage)
     unlink(path);
     free(raw.b);
 }
+
+/* The pseudo-frame of an entry into a subinterpreter (a CODE record with
+ * its interpreter: pyprof(5)) gives that interpreter to the frames above
+ * it; --interpreter keeps only theirs; a forged id past the cap is damage. */
+Test(forged, an_entry_into_a_subinterpreter_gives_its_interpreter_to_the_frames_above)
+{
+    struct rb raw = { 0 };
+    header(&raw);
+    rec_str(&raw, PP_REC_STRING, 1, "caller");
+    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
+    rec_str(&raw, PP_REC_STRING, 3, "<interpreter 7>");
+    rec_str(&raw, PP_REC_STRING, 4, "~");
+    rec_str(&raw, PP_REC_STRING, 5, "work");
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 2, 3, 4, 0, 3, 8 }, 6);
+    rec(&raw, PP_REC_CODE, (uint64_t[]){ 3, 5, 2, 9, 5 }, 5);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 2, 1, 2, 0 }, 4);
+    rec(&raw, PP_REC_NODE, (uint64_t[]){ 3, 2, 3, 10 }, 4);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 3, 0 }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 3, 0 }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    char *paths[] = { (char *)path };
+    struct m_options mo = { .mode = MODE_WALL };
+    struct model *m = model_build(paths, 1, &mo, 1);
+    cr_assert_not_null(m);
+    cr_assert_eq(m->samples, 3u);
+    uint64_t in7 = 0, in0 = 0;
+    for (size_t i = 0; i < m->nstacks; i++) {
+        uint32_t in = model_stack_interp(m, &m->stacks[i]);
+        cr_assert(in == 0 || in == 7, "interpreter %u", in);
+        *(in ? &in7 : &in0) += m->stacks[i].count;
+    }
+    cr_expect_eq(in7, 2u, "%llu samples in interpreter 7", (unsigned long long)in7);
+    cr_expect_eq(in0, 1u, "%llu samples in the main one", (unsigned long long)in0);
+    model_free(m);
+    mo.interp = 7 + 1;
+    m = model_build(paths, 1, &mo, 1);
+    cr_expect_eq(m->samples, 2u, "--interpreter 7: %llu samples",
+                 (unsigned long long)m->samples);
+    model_free(m);
+    mo.interp = 0 + 1;
+    m = model_build(paths, 1, &mo, 1);
+    cr_expect_eq(m->samples, 1u, "--interpreter main: %llu samples",
+                 (unsigned long long)m->samples);
+    model_free(m);
+    all_reports(path);
+    unlink(path);
+    free(raw.b);
+
+    struct rb bad = { 0 };
+    header(&bad);
+    rec_str(&bad, PP_REC_STRING, 1, "<interpreter ?>");
+    rec(&bad, PP_REC_CODE, (uint64_t[]){ 1, 1, 1, 0, 1, (uint64_t)RD_MAX_INTERP_ID + 2 },
+        6);
+    path = to_file(&bad);
+    struct rd_file *f = rd_read(path);
+    cr_assert(f->problem && strstr(f->problem, "bad code record"), "%s", f->problem);
+    rd_free(f);
+    unlink(path);
+    free(bad.b);
+}

@@ -19,7 +19,7 @@ struct dbg_positions {
     int minor;
     uint32_t struct_size;
     uint32_t rt_finalizing, rt_interp_head;
-    uint32_t is_next, is_threads_head, is_gil_ptr;
+    uint32_t is_id, is_next, is_threads_head, is_gil_ptr;
     uint32_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id,
              ts_native_tid;
     uint32_t ts_last_profiled, ts_last_profiled_seq;   /* 0 = none (< 3.15) */
@@ -39,7 +39,7 @@ struct dbg_positions {
 static const struct dbg_positions positions[] = {
     { .minor = 13, .struct_size = 584,
       .rt_finalizing = 32, .rt_interp_head = 40,
-      .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 112,
+      .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 112,
       .ts_size = 152, .ts_next = 168, .ts_interp = 176,
       .ts_current_frame = 184, .ts_thread_id = 192, .ts_native_tid = 200,
       .fr_size = 224, .fr_previous = 232, .fr_executable = 240,
@@ -52,7 +52,7 @@ static const struct dbg_positions positions[] = {
       .owner_skip_min = 3, .owner_skip_max = 3 },
     { .minor = 14, .struct_size = 760,
       .rt_finalizing = 32, .rt_interp_head = 40,
-      .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
+      .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_thread_id = 216, .ts_native_tid = 224,
       .fr_size = 248, .fr_previous = 256, .fr_executable = 264,
@@ -70,7 +70,7 @@ static const struct dbg_positions positions[] = {
      * every later group moves. */
     { .minor = 15, .struct_size = 888,
       .rt_finalizing = 32, .rt_interp_head = 40,
-      .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
+      .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_last_profiled = 224,
       .ts_last_profiled_seq = 232, .ts_thread_id = 240, .ts_native_tid = 248,
@@ -128,6 +128,7 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
 
     l->rt_finalizing = (uint32_t)field(raw, p->rt_finalizing);
     l->rt_interp_head = (uint32_t)field(raw, p->rt_interp_head);
+    l->is_id = (uint32_t)field(raw, p->is_id);
     l->is_next = (uint32_t)field(raw, p->is_next);
     l->is_threads_head = (uint32_t)field(raw, p->is_threads_head);
     l->is_gil_ptr = (uint32_t)field(raw, p->is_gil_ptr);

@@ -10,7 +10,7 @@ const struct py_layout py312_layout = {
     .lines = LINES_311,
 
     .rt_finalizing = 24, .rt_interp_head = 40,
-    .is_next = 0, .is_threads_head = 72,
+    .is_next = 0, .is_threads_head = 72, .is_id = 8,
     .is_gil_ptr = 384, .gil_holder = 8, .gil_locked = 16,
     .gil_switches = 24,
 

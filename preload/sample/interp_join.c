@@ -1,0 +1,179 @@
+/*
+ * interp_join.c — one sample per thread when it runs in a subinterpreter
+ * (interp_join.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/image_mem.h"
+#include "pyprof/format.h"
+#include "python/codecache.h"
+#include "sample/interp_join.h"
+
+/* Threads in subinterpreters at one tick: more are taken alone. */
+#define HELD_MAX 8
+/* Pseudo-frames kept; another interpreter's id takes over a slot (and
+ * gets a new CODE record: interp_mark). */
+#define MARKS 16
+
+#define FRAMES_SIZE (PP_MAX_DEPTH * sizeof(struct pyvm_frame))
+
+static struct held {
+    int used;
+    struct pyvm_thread t;        /* frames point into buf */
+    struct pyvm_frame *buf;      /* PP_MAX_DEPTH, made on first use */
+} held[HELD_MAX];
+
+static struct pyvm_frame *joined_buf;
+static struct pyvm_thread joined;
+
+static struct mark {
+    int64_t interp;
+    char name[40];
+    struct code_info code;
+} marks[MARKS];
+
+/* The pseudo-frame of interpreter id: its qualname names it, its file is
+ * "~" as for the merge's other frames that are not Python code, and
+ * `boundary` tells the writer to say what it is (pyprof(5), CODE). */
+static struct code_info *interp_mark(int64_t id)
+{
+    struct mark *m = &marks[(uint64_t)id % MARKS];
+    if (!m->code.qualname || m->interp != id) {
+        memset(m, 0, sizeof *m);
+        m->interp = id;
+        snprintf(m->name, sizeof m->name, "<interpreter %lld>", (long long)id);
+        m->code.qualname = m->name;
+        m->code.name = m->name;
+        m->code.filename = "~";
+        m->code.boundary = (uint64_t)id + 1;
+    }
+    return &m->code;
+}
+
+void interp_join_begin(void)
+{
+    for (int i = 0; i < HELD_MAX; i++)
+        held[i].used = 0;
+}
+
+static int has_joined_buf(void)
+{
+    if (!joined_buf)
+        joined_buf = image_mem_alloc(FRAMES_SIZE);
+    return joined_buf != NULL;
+}
+
+int interp_join_hold(const struct pyvm_thread *t)
+{
+    /* Without thread ids nothing tells whose caller a state is. */
+    if (!t->native_tid)
+        return 0;
+    struct held *free_slot = NULL;
+    for (int i = 0; i < HELD_MAX; i++) {
+        /* A second subinterpreter of the same thread at once (one that
+         * called into another): the one read first is held, the other
+         * taken alone. */
+        if (held[i].used && held[i].t.native_tid == t->native_tid)
+            return 0;
+        if (!held[i].used && !free_slot)
+            free_slot = &held[i];
+    }
+    if (!free_slot)
+        return 0;
+    if (!free_slot->buf && !(free_slot->buf = image_mem_alloc(FRAMES_SIZE)))
+        return 0;
+    unsigned n = t->depth < PP_MAX_DEPTH ? t->depth : PP_MAX_DEPTH;
+    memcpy(free_slot->buf, t->frames, n * sizeof *t->frames);
+    free_slot->t = *t;
+    free_slot->t.depth = n;
+    free_slot->t.frames = free_slot->buf;
+    free_slot->used = 1;
+    return 1;
+}
+
+/* Copies the innermost of t's frames, and the pseudo-frame of its
+ * interpreter below them, to the front of joined_buf; returns how many
+ * frames that is, and sets *cut when t's outermost had to go. */
+static unsigned put_sub(const struct pyvm_thread *t, int *cut)
+{
+    unsigned n = t->depth < PP_MAX_DEPTH - 1 ? t->depth : PP_MAX_DEPTH - 1;
+    *cut = n < t->depth;
+    memcpy(joined_buf, t->frames, n * sizeof *t->frames);
+    joined_buf[n] = (struct pyvm_frame){ .code = interp_mark(t->interp), .line = 0 };
+    return n + 1;
+}
+
+const struct pyvm_thread *interp_join_alone(const struct pyvm_thread *t)
+{
+    if (!has_joined_buf())
+        return t;
+    int cut;
+    joined = *t;
+    joined.depth = put_sub(t, &cut);
+    joined.frames = joined_buf;
+    if (cut || (t->flags & PP_SAMPLE_TRUNCATED)) {
+        joined.flags |= PP_SAMPLE_TRUNCATED;
+        joined.seq = joined.prev_seq = 0;
+        joined.same_outer = 0;
+    } else {
+        /* the pseudo-frame is one more unchanged outer frame */
+        joined.same_outer = t->same_outer ? t->same_outer + 1 : 0;
+    }
+    return &joined;
+}
+
+const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
+{
+    struct held *h = NULL;
+    for (int i = 0; i < HELD_MAX && t->native_tid; i++)
+        if (held[i].used && held[i].t.native_tid == t->native_tid &&
+            held[i].t.tstate != t->tstate)
+            h = &held[i];
+    if (!h)
+        return t;
+    h->used = 0;
+    /* A subinterpreter's stack cut at the depth cap has lost the frames
+     * that joined it to its callers: it stands alone, marked cut. */
+    if (h->t.flags & PP_SAMPLE_TRUNCATED)
+        return interp_join_alone(&h->t);
+    if (!has_joined_buf())
+        return t;
+    int cut;
+    unsigned n = put_sub(&h->t, &cut);
+    unsigned room = PP_MAX_DEPTH - n, m = t->depth < room ? t->depth : room;
+    memcpy(joined_buf + n, t->frames, m * sizeof *t->frames);
+    joined = *t;
+    joined.depth = n + m;
+    joined.frames = joined_buf;
+    joined.interp = h->t.interp;
+    /* The thread holds the GIL of the interpreter it runs in. */
+    joined.flags = (h->t.flags & PP_SAMPLE_HOLDS_GIL) |
+                   (t->flags & PP_SAMPLE_TRUNCATED);
+    if (cut || m < t->depth) {
+        joined.flags |= PP_SAMPLE_TRUNCATED;
+        joined.seq = joined.prev_seq = 0;
+        joined.same_outer = 0;
+    }
+    /* else the caller's outer frames are the outer frames here too, and
+     * its same_outer and sequence numbers hold as they are. */
+    return &joined;
+}
+
+void interp_join_drop(uint32_t tid, uintptr_t tstate)
+{
+    for (int i = 0; i < HELD_MAX && tid; i++)
+        if (held[i].used && held[i].t.native_tid == tid &&
+            held[i].t.tstate != tstate)
+            held[i].used = 0;
+}
+
+const struct pyvm_thread *interp_join_leftover(void)
+{
+    for (int i = 0; i < HELD_MAX; i++)
+        if (held[i].used) {
+            held[i].used = 0;
+            return interp_join_alone(&held[i].t);
+        }
+    return NULL;
+}
