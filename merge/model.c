@@ -489,6 +489,10 @@ static void add_file(struct model *m, uint32_t pi)
                 m->procs[owner].truncated += c->count;
                 m->truncated += c->count;
             }
+            if (c->flags & PP_SAMPLE_IN_GC) {
+                m->procs[owner].in_gc += c->count;
+                m->in_gc += c->count;
+            }
         }
         uint32_t leaf = cut ? truncated_leaf(m, f, func, c->leaf, &under)
                             : tn[c->leaf];

@@ -66,6 +66,8 @@ struct m_proc {
     uint64_t samples_all;        /* every sample read                    */
     uint64_t truncated;          /* in the mode: stacks cut at the depth
                                     cap, with those folded into it */
+    uint64_t in_gc;              /* in the mode: samples with <GC> on top
+                                    (PP_SAMPLE_IN_GC), the same way     */
     /* This process and those folded into it (--fold-workers): what its
      * row shows.  For a process folded into another: its own. */
     struct { uint64_t samples, rejected, missed, sampler_cpu_ns; } group;
@@ -107,6 +109,7 @@ struct model {
     uint64_t samples, dropped;   /* in mode; rejected by the samplers     */
     uint64_t missed, sampler_cpu_ns, samples_all;
     uint64_t truncated;          /* in mode: outer frames cut (M_TRUNCATED) */
+    uint64_t in_gc;              /* in mode: the cyclic GC running         */
     unsigned python_procs;
     /* The hosts the processes ran on (their headers' host names), in the
      * order their first process started, and each one's first start on

@@ -41,6 +41,44 @@ static void interps(FILE *o, const struct model *m)
     fprintf(o, " samples%s\n", nid == 16 ? " (the first 16 seen)" : "");
 }
 
+/* The samples taken while the cyclic GC ran, and the processes that
+ * spent the largest share of theirs in it (pyprof(7), "Garbage
+ * collection"). */
+#define GC_PROCS 5
+static void gc_share(FILE *o, const struct model *m)
+{
+    if (!m->in_gc)
+        return;
+    fprintf(o, "  in GC           %llu samples (%.1f %%)",
+            (unsigned long long)m->in_gc,
+            m->samples ? 100.0 * (double)m->in_gc / (double)m->samples : 0);
+    size_t top[GC_PROCS], n = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct m_proc *p = &m->procs[i];
+        if (!p->in_gc || p->folded_into >= 0 || !p->group.samples)
+            continue;
+        double share = (double)p->in_gc / (double)p->group.samples;
+        size_t k = n < GC_PROCS ? n++ : GC_PROCS;
+        while (k > 0) {
+            const struct m_proc *q = &m->procs[top[k - 1]];
+            if ((double)q->in_gc / (double)q->group.samples >= share)
+                break;
+            if (k < GC_PROCS)
+                top[k] = top[k - 1];
+            k--;
+        }
+        if (k < GC_PROCS)
+            top[k] = i;
+    }
+    fputs(n ? "; of each process's samples:" : "", o);
+    for (size_t k = 0; k < n; k++) {
+        const struct m_proc *p = &m->procs[top[k]];
+        fprintf(o, "%s pid %lld %.1f %%", k ? "," : "", (long long)p->f->pid,
+                100.0 * (double)p->in_gc / (double)p->group.samples);
+    }
+    fputs("\n", o);
+}
+
 static void totals(FILE *o, const struct model *m)
 {
     uint64_t first, ticks = 0, asked_ns = 0;
@@ -68,6 +106,7 @@ static void totals(FILE *o, const struct model *m)
     interps(o, m);
     fprintf(o, "  rejected        %llu samples (stacks that changed while read)\n",
             (unsigned long long)m->dropped);
+    gc_share(o, m);
     if (m->truncated)
         fprintf(o, "  truncated       %llu samples (stacks deeper than %u frames: the "
                    "outer frames are cut, the rest shown under %s)\n",

@@ -100,6 +100,8 @@ enum pp_end_how {
 #define PP_SAMPLE_ON_CPU    0x01u  /* thread consumed CPU since its previous sample */
 #define PP_SAMPLE_HOLDS_GIL 0x02u  /* thread held the GIL (or, free-threaded: was attached) */
 #define PP_SAMPLE_TRUNCATED 0x04u  /* stack deeper than PP_MAX_DEPTH; outer frames cut */
+#define PP_SAMPLE_IN_GC     0x08u  /* the cyclic GC was running on this thread: the
+                                      stack's innermost frame is the <GC> pseudo-frame */
 
 /* PP_REC_HEADER flags. */
 #define PP_HDR_FREE_THREADED 0x01u

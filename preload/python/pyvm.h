@@ -69,7 +69,10 @@ struct pyvm_thread {
     int       cpu_known;      /* cpu_ns holds the thread's CPU time, read
                                  by the kernel right after its stack      */
     uint64_t  cpu_ns;
-    unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED */
+    unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED |
+                                 PP_SAMPLE_IN_GC: the thread holds the GIL
+                                 while its interpreter's cyclic GC runs
+                                 (frames has no frame for it)             */
     /* The id of the interpreter the thread state belongs to: 0 is the
      * main one.  A thread that runs code in a subinterpreter has a state
      * there and keeps its state in the interpreter that called it, whose

@@ -829,8 +829,10 @@ static uint32_t native_tid(const uint8_t *ts)
 
 static pyvm_reject_fn reject_fn;
 
-/* The id of the interpreter whose threads pyvm_sample is reading. */
+/* The id of the interpreter whose threads pyvm_sample is reading, and
+ * whether its cyclic GC was running (on the thread holding its GIL). */
 static int64_t interp_id;
+static int gc_running;
 
 /* 3.15, before a walk: where it may stop (fc_stop), from the thread's
  * trusted anchor and the thread state t as read before the walk. */
@@ -890,6 +892,8 @@ static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
         .frames = out + PP_MAX_DEPTH - kept,
     };
     th.interp = interp_id;
+    if (gc_running && (flags & PP_SAMPLE_HOLDS_GIL))
+        th.flags |= PP_SAMPLE_IN_GC;
     out_tstate = tstate;
     out_seq = th.seq;
     /* A thread state whose thread id is not set yet (a thread starting:
@@ -1059,6 +1063,10 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
         if (safe_read(&interp_id, interp + L->is_id, sizeof interp_id) != 0)
             return passed ? passed : -1;
+        int32_t collecting = 0;
+        gc_running = L->is_gc_collecting &&
+                     safe_read(&collecting, interp + L->is_gc_collecting,
+                               sizeof collecting) == 0 && collecting != 0;
         uintptr_t gil;
         uintptr_t holder = gil_holder(L, runtime, interp, &gil, &ok);
         uintptr_t tstate = rd_ptr(interp + L->is_threads_head, &ok);

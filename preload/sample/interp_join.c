@@ -2,20 +2,15 @@
  * interp_join.c — one sample per thread when it runs in a subinterpreter
  * (interp_join.h).
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "base/image_mem.h"
 #include "pyprof/format.h"
-#include "python/codecache.h"
 #include "sample/interp_join.h"
+#include "sample/pseudo_frames.h"
 
 /* Threads in subinterpreters at one tick: more are taken alone. */
 #define HELD_MAX 8
-/* Pseudo-frames kept; another interpreter's id takes over a slot (and
- * gets a new CODE record: interp_mark). */
-#define MARKS 16
-
 #define FRAMES_SIZE (PP_MAX_DEPTH * sizeof(struct pyvm_frame))
 
 static struct held {
@@ -26,30 +21,6 @@ static struct held {
 
 static struct pyvm_frame *joined_buf;
 static struct pyvm_thread joined;
-
-static struct mark {
-    int64_t interp;
-    char name[40];
-    struct code_info code;
-} marks[MARKS];
-
-/* The pseudo-frame of interpreter id: its qualname names it, its file is
- * "~" as for the merge's other frames that are not Python code, and
- * `boundary` tells the writer to say what it is (pyprof(5), CODE). */
-static struct code_info *interp_mark(int64_t id)
-{
-    struct mark *m = &marks[(uint64_t)id % MARKS];
-    if (!m->code.qualname || m->interp != id) {
-        memset(m, 0, sizeof *m);
-        m->interp = id;
-        snprintf(m->name, sizeof m->name, "<interpreter %lld>", (long long)id);
-        m->code.qualname = m->name;
-        m->code.name = m->name;
-        m->code.filename = "~";
-        m->code.boundary = (uint64_t)id + 1;
-    }
-    return &m->code;
-}
 
 void interp_join_begin(void)
 {
@@ -100,7 +71,7 @@ static unsigned put_sub(const struct pyvm_thread *t, int *cut)
     unsigned n = t->depth < PP_MAX_DEPTH - 1 ? t->depth : PP_MAX_DEPTH - 1;
     *cut = n < t->depth;
     memcpy(joined_buf, t->frames, n * sizeof *t->frames);
-    joined_buf[n] = (struct pyvm_frame){ .code = interp_mark(t->interp), .line = 0 };
+    joined_buf[n] = (struct pyvm_frame){ .code = pseudo_interp(t->interp), .line = 0 };
     return n + 1;
 }
 
@@ -147,8 +118,9 @@ const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
     joined.depth = n + m;
     joined.frames = joined_buf;
     joined.interp = h->t.interp;
-    /* The thread holds the GIL of the interpreter it runs in. */
-    joined.flags = (h->t.flags & PP_SAMPLE_HOLDS_GIL) |
+    /* The thread holds the GIL of the interpreter it runs in, and collects
+     * its garbage there. */
+    joined.flags = (h->t.flags & (PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_IN_GC)) |
                    (t->flags & PP_SAMPLE_TRUNCATED);
     if (cut || m < t->depth) {
         joined.flags |= PP_SAMPLE_TRUNCATED;

@@ -29,6 +29,7 @@
 #include "base/image_mem.h"
 #include "sample/deadlines.h"
 #include "sample/interp_join.h"
+#include "sample/pseudo_frames.h"
 #include "sample/lifecycle.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
@@ -264,6 +265,8 @@ static void on_reject(uintptr_t tstate, uint32_t tid)
 static void take(const struct pyvm_thread *t, int bind)
 {
     uint64_t cpu = 0;
+    if (t->flags & PP_SAMPLE_IN_GC)
+        t = pseudo_gc_on_top(t);
     if (t->cpu_known)
         cpu = t->cpu_ns;
     else if (t->native_tid && pp_thread_cpu_ns(t->native_tid, &cpu) != 0)

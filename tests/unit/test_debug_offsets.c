@@ -42,6 +42,7 @@ static struct py_layout parse(int minor)
 /* What differs between versions. */
 struct expect {
     uint32_t rt_finalizing, rt_interp_head, is_id, is_next, is_threads_head;
+    uint32_t is_gc_collecting;
     uint32_t ts_thread_id, ts_native_tid, ts_last_profiled, ts_last_profiled_seq;
     uint32_t fr_owner, co_code_adaptive, co_firsttraceable;
     uintptr_t code_tag_mask;
@@ -55,6 +56,7 @@ static void check(int minor, const struct expect *e)
     cr_expect_eq(l->rt_finalizing, e->rt_finalizing);
     cr_expect_eq(l->rt_interp_head, e->rt_interp_head);
     cr_expect_eq(l->is_id, e->is_id);
+    cr_expect_eq(l->is_gc_collecting, e->is_gc_collecting);
     cr_expect_eq(l->is_next, e->is_next);
     cr_expect_eq(l->is_threads_head, e->is_threads_head);
     cr_expect_eq(l->ts_thread_id, e->ts_thread_id);
@@ -100,7 +102,8 @@ Test(debug_offsets, python_3_13_0)
 {
     static const struct at f[] = {
         { 32, 608 }, { 40, 632 },                           /* runtime */
-        { 56, 7272 }, { 64, 7264 }, { 72, 7344 }, { 112, 16 }, /* interpreter */
+        { 56, 7272 }, { 64, 7264 }, { 72, 7344 }, { 80, 7400 }, /* interpreter */
+        { 112, 16 }, { 576, 200 },                          /* gc.collecting */
         { 152, 304 }, { 168, 8 }, { 176, 16 }, { 184, 72 },  /* thread */
         { 192, 152 }, { 200, 160 },
         { 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 264, 70 }, /* frame */
@@ -112,7 +115,8 @@ Test(debug_offsets, python_3_13_0)
     };
     static const struct expect e = {
         .rt_finalizing = 608, .rt_interp_head = 632, .is_id = 7272, .is_next = 7264,
-        .is_threads_head = 7344, .ts_thread_id = 152, .ts_native_tid = 160,
+        .is_threads_head = 7344, .is_gc_collecting = 7600,
+        .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 70, .co_code_adaptive = 200, .co_firsttraceable = 184,
         .code_tag_mask = 0, .owner_skip_max = 3 };
     build(13, f, sizeof f / sizeof *f);
@@ -123,7 +127,8 @@ Test(debug_offsets, python_3_14_10)
 {
     static const struct at f[] = {
         { 32, 784 }, { 40, 808 },
-        { 56, 7280 }, { 64, 7272 }, { 72, 7344 }, { 120, 16 },
+        { 56, 7280 }, { 64, 7272 }, { 72, 7344 }, { 88, 7408 }, { 120, 16 },
+        { 656, 192 },
         { 176, 832 }, { 192, 8 }, { 200, 16 }, { 208, 72 },
         { 216, 152 }, { 224, 160 },
         { 248, 88 }, { 256, 8 }, { 264, 0 }, { 272, 56 }, { 288, 74 },
@@ -135,7 +140,8 @@ Test(debug_offsets, python_3_14_10)
     };
     static const struct expect e = {
         .rt_finalizing = 784, .rt_interp_head = 808, .is_id = 7280, .is_next = 7272,
-        .is_threads_head = 7344, .ts_thread_id = 152, .ts_native_tid = 160,
+        .is_threads_head = 7344, .is_gc_collecting = 7600,
+        .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255 };
     build(14, f, sizeof f / sizeof *f);
@@ -146,7 +152,8 @@ Test(debug_offsets, python_3_15_2)
 {
     static const struct at f[] = {
         { 32, 912 }, { 40, 936 },
-        { 56, 7272 }, { 64, 7264 }, { 72, 7336 }, { 120, 16 },
+        { 56, 7272 }, { 64, 7264 }, { 72, 7336 }, { 88, 7400 }, { 120, 16 },
+        { 760, 112 },
         { 176, 888 }, { 192, 8 }, { 200, 16 }, { 208, 72 },
         { 216, 80 }, { 224, 88 }, { 232, 96 },   /* base, last profiled, seq */
         { 240, 176 }, { 248, 184 },
@@ -159,7 +166,8 @@ Test(debug_offsets, python_3_15_2)
     };
     static const struct expect e = {
         .rt_finalizing = 912, .rt_interp_head = 936, .is_id = 7272, .is_next = 7264,
-        .is_threads_head = 7336, .ts_thread_id = 176, .ts_native_tid = 184,
+        .is_threads_head = 7336, .is_gc_collecting = 7512,
+        .ts_thread_id = 176, .ts_native_tid = 184,
         .ts_last_profiled = 88, .ts_last_profiled_seq = 96,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255 };

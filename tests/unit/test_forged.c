@@ -446,33 +446,50 @@ Test(forged, rejects_under_a_stack_never_defined_are_damage)
     free(raw.b);
 }
 
+/* A file's start with a pseudo-frame (file ~; its CODE record with
+ * boundary appended when that is not 0) called by outer (in /x.py):
+ * strings 1-4, codes 1 (outer) and 2 (pseudo), nodes 1 (outer) and 2 (the
+ * pseudo-frame above it), thread 1. */
+static void outer_and_pseudo(struct rb *raw, const char *outer, const char *pseudo,
+                             uint64_t boundary)
+{
+    header(raw);
+    rec_str(raw, PP_REC_STRING, 1, outer);
+    rec_str(raw, PP_REC_STRING, 2, "/x.py");
+    rec_str(raw, PP_REC_STRING, 3, pseudo);
+    rec_str(raw, PP_REC_STRING, 4, "~");
+    rec(raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(raw, PP_REC_CODE, (uint64_t[]){ 2, 3, 4, 0, 3, boundary }, boundary ? 6 : 5);
+    rec(raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
+    rec(raw, PP_REC_NODE, (uint64_t[]){ 2, 1, 2, 0 }, 4);
+    rec_str(raw, PP_REC_THREAD, 1, "MainThread");
+}
+
+/* The model of the one file at path. */
+static struct model *model_of(const char *path, long interp)
+{
+    char *paths[] = { (char *)path };
+    struct m_options mo = { .mode = MODE_WALL, .interp = interp };
+    struct model *m = model_build(paths, 1, &mo, 1);
+    cr_assert_not_null(m);
+    return m;
+}
+
 /* The pseudo-frame of an entry into a subinterpreter (a CODE record with
  * its interpreter: pyprof(5)) gives that interpreter to the frames above
  * it; --interpreter keeps only theirs; a forged id past the cap is damage. */
 Test(forged, an_entry_into_a_subinterpreter_gives_its_interpreter_to_the_frames_above)
 {
     struct rb raw = { 0 };
-    header(&raw);
-    rec_str(&raw, PP_REC_STRING, 1, "caller");
-    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
-    rec_str(&raw, PP_REC_STRING, 3, "<interpreter 7>");
-    rec_str(&raw, PP_REC_STRING, 4, "~");
+    outer_and_pseudo(&raw, "caller", "<interpreter 7>", 8);
     rec_str(&raw, PP_REC_STRING, 5, "work");
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 2, 3, 4, 0, 3, 8 }, 6);
     rec(&raw, PP_REC_CODE, (uint64_t[]){ 3, 5, 2, 9, 5 }, 5);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 2, 1, 2, 0 }, 4);
     rec(&raw, PP_REC_NODE, (uint64_t[]){ 3, 2, 3, 10 }, 4);
-    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
     rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 3, 0 }, 4);
     rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 3, 0 }, 4);
     rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
     const char *path = to_file(&raw);
-    char *paths[] = { (char *)path };
-    struct m_options mo = { .mode = MODE_WALL };
-    struct model *m = model_build(paths, 1, &mo, 1);
-    cr_assert_not_null(m);
+    struct model *m = model_of(path, 0);
     cr_assert_eq(m->samples, 3u);
     uint64_t in7 = 0, in0 = 0;
     for (size_t i = 0; i < m->nstacks; i++) {
@@ -483,13 +500,11 @@ Test(forged, an_entry_into_a_subinterpreter_gives_its_interpreter_to_the_frames_
     cr_expect_eq(in7, 2u, "%llu samples in interpreter 7", (unsigned long long)in7);
     cr_expect_eq(in0, 1u, "%llu samples in the main one", (unsigned long long)in0);
     model_free(m);
-    mo.interp = 7 + 1;
-    m = model_build(paths, 1, &mo, 1);
+    m = model_of(path, 7 + 1);
     cr_expect_eq(m->samples, 2u, "--interpreter 7: %llu samples",
                  (unsigned long long)m->samples);
     model_free(m);
-    mo.interp = 0 + 1;
-    m = model_build(paths, 1, &mo, 1);
+    m = model_of(path, 0 + 1);
     cr_expect_eq(m->samples, 1u, "--interpreter main: %llu samples",
                  (unsigned long long)m->samples);
     model_free(m);
@@ -508,4 +523,30 @@ Test(forged, an_entry_into_a_subinterpreter_gives_its_interpreter_to_the_frames_
     rd_free(f);
     unlink(path);
     free(bad.b);
+}
+
+/* Samples flagged as taken while the cyclic GC ran are counted for the
+ * process and the tree (pyprof(5), TICK flag 8). */
+Test(forged, samples_taken_in_the_collector_are_counted)
+{
+    struct rb raw = { 0 };
+    outer_and_pseudo(&raw, "collect_now", "<GC>", 0);
+    for (int i = 0; i < 3; i++)
+        rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 2, PP_SAMPLE_IN_GC }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+    const char *path = to_file(&raw);
+    struct model *m = model_of(path, 0);
+    cr_expect_eq(m->in_gc, 3u, "%llu samples in GC", (unsigned long long)m->in_gc);
+    cr_expect_eq(m->procs[0].in_gc, 3u);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    struct out_options oo = { .group = GROUP_NONE, .top = 10 };
+    cr_assert_eq(out_text(o, m, &oo), 0);
+    fclose(o);
+    cr_expect(strstr(text, "  in GC           3 samples (75.0 %)"), "%s", text);
+    free(text);
+    model_free(m);
+    unlink(path);
+    free(raw.b);
 }

@@ -19,7 +19,8 @@ struct dbg_positions {
     int minor;
     uint32_t struct_size;
     uint32_t rt_finalizing, rt_interp_head;
-    uint32_t is_id, is_next, is_threads_head, is_gil_ptr;
+    uint32_t is_id, is_next, is_threads_head, is_gil_ptr, is_gc;
+    uint32_t gc_collecting;
     uint32_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id,
              ts_native_tid;
     uint32_t ts_last_profiled, ts_last_profiled_seq;   /* 0 = none (< 3.15) */
@@ -40,6 +41,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 13, .struct_size = 584,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 112,
+      .is_gc = 80, .gc_collecting = 576,
       .ts_size = 152, .ts_next = 168, .ts_interp = 176,
       .ts_current_frame = 184, .ts_thread_id = 192, .ts_native_tid = 200,
       .fr_size = 224, .fr_previous = 232, .fr_executable = 240,
@@ -53,6 +55,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 14, .struct_size = 760,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
+      .is_gc = 88, .gc_collecting = 656,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_thread_id = 216, .ts_native_tid = 224,
       .fr_size = 248, .fr_previous = 256, .fr_executable = 264,
@@ -71,6 +74,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 15, .struct_size = 888,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
+      .is_gc = 88, .gc_collecting = 760,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_last_profiled = 224,
       .ts_last_profiled_seq = 232, .ts_thread_id = 240, .ts_native_tid = 248,
@@ -132,6 +136,10 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->is_next = (uint32_t)field(raw, p->is_next);
     l->is_threads_head = (uint32_t)field(raw, p->is_threads_head);
     l->is_gil_ptr = (uint32_t)field(raw, p->is_gil_ptr);
+    /* Only the <GC> pseudo-frame needs it: an implausible one turns that
+     * off rather than refusing the interpreter. */
+    uint64_t gc = field(raw, p->is_gc) + field(raw, p->gc_collecting);
+    l->is_gc_collecting = gc < (1u << 20) ? (uint32_t)gc : 0;
     l->gil_holder = 8;       /* _gil_runtime_state: last_holder, locked */
     l->gil_locked = 16;
     l->gil_switches = 24;    /* switch_number (GIL builds)               */

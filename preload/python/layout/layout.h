@@ -79,6 +79,7 @@ struct py_layout {
     uint32_t is_next;
     uint32_t is_threads_head;
     uint32_t is_id;              /* int64 id: 0 = the main interpreter        */
+    uint32_t is_gc_collecting;   /* int, nonzero while the cyclic GC runs   */
     uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
     uint32_t gil_holder;         /* inside _gil_runtime_state                */
     uint32_t gil_locked;
