@@ -195,6 +195,10 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
     size_t from = 0;
     if (!strncmp(frames[0], "<truncated> (", 13))
         from = 1;
+    /* The cyclic GC running on the thread: pyprof's <GC> on top of the
+     * frame whose allocation started it, which need not be at a call. */
+    if (depth > from && !strcmp(frames[depth - 1], "<GC> (~:0)"))
+        depth--;
     if (from == depth)
         return CG_EMPTY;
     for (size_t i = from; i < depth; i++) {

@@ -14,8 +14,10 @@
  *     resume CALLER LINE CALLEE        CALLER's line LINE resumes CALLEE
  * <module> is always a function (of any line).  A stack whose outermost
  * frame is pyprof-merge's "<truncated> (~:0)" (deeper than the sampler's
- * cap) is checked from its next frame on, which may be any function.  A
- * stack made only of
+ * cap) is checked from its next frame on, which may be any function; one
+ * whose innermost frame is "<GC> (~:0)" (the cyclic GC running on the
+ * thread) is checked without it, as if the frame under it were innermost.
+ * A stack made only of
  * frames of "<frozen ...>" files is the interpreter's own start-up
  * (zipimport, importlib called from C) and passes.
  */

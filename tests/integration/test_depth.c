@@ -87,7 +87,10 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
      * microseconds 0.045. */
     /* 3.10 loses the turn at the bottom in some runs even now that its
      * walks prefetch (below): 0.148 in 1 of the 20 quiet runs of
-     * 2026-11-28, its deepest 100 frames at 0.02 against 0.15. */
+     * 2026-11-28 10:42, its deepest 100 frames at 0.02 against 0.15; and,
+     * with the walk's budget following the host's pace, 0.194 in 1 of 6
+     * runs of 23:00 (0.013-0.090 in the others; its worst bucket at 0.125
+     * of its share). */
     double limit = py->minor >= 11 ? 0.10 : 0.25;
     pp_measure(py, "distance per 100 frames", tv, "<=", limit);
     pp_expect(py, tv <= limit, "the samples of descend are %.3f (total "
@@ -109,8 +112,8 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
     for (int b = 0; b < BUCKETS; b++)
         if (want[b] * (double)n >= 200 && got[b] / want[b] < worst)
             worst = got[b] / want[b];
-    if (py->minor >= 11)
-        pp_measure(py, "worst bucket against its ticks", worst, ">=", 0.7);
+    /* Measured on 3.10 too, judged from 3.11 on (the comment above). */
+    pp_measure(py, "worst bucket against its ticks", worst, ">=", 0.7);
     for (int b = 0; b < BUCKETS && py->minor >= 11; b++)
         pp_expect(py, want[b] * (double)n < 200 || got[b] >= want[b] * 0.7,
                   "frames %d-%d of descend have %.2f of its samples, "

@@ -81,6 +81,19 @@ Test(callgraph, a_truncated_stack_is_checked_below_its_cut)
     CHECK(CG_EMPTY, 0, "<truncated> (~:0)");
 }
 
+/* <GC> on top: the frame under it is taken as the innermost, which need
+ * not stand at a call; <GC> anywhere else is a foreign frame. */
+Test(callgraph, the_collector_on_top_is_checked_below_it)
+{
+    CHECK(CG_OK, 0, "<module> (/t/p.py:60)", "worker (/t/p.py:52)",
+          "pipeline (/t/p.py:43)", "<GC> (~:0)");
+    CHECK(CG_NOT_CALLED, 2, "<module> (/t/p.py:60)", "worker (/t/p.py:52)",
+          "fib (/t/p.py:10)", "<GC> (~:0)");
+    CHECK(CG_FOREIGN, 1, "<module> (/t/p.py:60)", "<GC> (~:0)",
+          "worker (/t/p.py:52)");
+    CHECK(CG_EMPTY, 0, "<GC> (~:0)");
+}
+
 Test(callgraph, a_caller_on_a_line_that_does_not_call_its_callee)
 {
     /* pipeline read before or after its call: line 43 calls nothing. */
