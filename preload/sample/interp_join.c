@@ -19,13 +19,16 @@ static struct held {
     struct pyvm_frame *buf;      /* PP_MAX_DEPTH, made on first use */
 } held[HELD_MAX];
 
+static unsigned nheld;           /* of held[] used: 0 without subinterpreters */
+
 static struct pyvm_frame *joined_buf;
 static struct pyvm_thread joined;
 
 void interp_join_begin(void)
 {
-    for (int i = 0; i < HELD_MAX; i++)
+    for (int i = 0; i < HELD_MAX && nheld; i++)
         held[i].used = 0;
+    nheld = 0;
 }
 
 static int has_joined_buf(void)
@@ -60,6 +63,7 @@ int interp_join_hold(const struct pyvm_thread *t)
     free_slot->t.depth = n;
     free_slot->t.frames = free_slot->buf;
     free_slot->used = 1;
+    nheld++;
     return 1;
 }
 
@@ -84,9 +88,7 @@ const struct pyvm_thread *interp_join_alone(const struct pyvm_thread *t)
     joined.depth = put_sub(t, &cut);
     joined.frames = joined_buf;
     if (cut || (t->flags & PP_SAMPLE_TRUNCATED)) {
-        joined.flags |= PP_SAMPLE_TRUNCATED;
-        joined.seq = joined.prev_seq = 0;
-        joined.same_outer = 0;
+        pseudo_cut(&joined);
     } else {
         /* the pseudo-frame is one more unchanged outer frame */
         joined.same_outer = t->same_outer ? t->same_outer + 1 : 0;
@@ -97,13 +99,14 @@ const struct pyvm_thread *interp_join_alone(const struct pyvm_thread *t)
 const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
 {
     struct held *h = NULL;
-    for (int i = 0; i < HELD_MAX && t->native_tid; i++)
+    for (int i = 0; i < HELD_MAX && nheld && t->native_tid; i++)
         if (held[i].used && held[i].t.native_tid == t->native_tid &&
             held[i].t.tstate != t->tstate)
             h = &held[i];
     if (!h)
         return t;
     h->used = 0;
+    nheld--;
     /* A subinterpreter's stack cut at the depth cap has lost the frames
      * that joined it to its callers: it stands alone, marked cut. */
     if (h->t.flags & PP_SAMPLE_TRUNCATED)
@@ -122,11 +125,8 @@ const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
      * its garbage there. */
     joined.flags = (h->t.flags & (PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_IN_GC)) |
                    (t->flags & PP_SAMPLE_TRUNCATED);
-    if (cut || m < t->depth) {
-        joined.flags |= PP_SAMPLE_TRUNCATED;
-        joined.seq = joined.prev_seq = 0;
-        joined.same_outer = 0;
-    }
+    if (cut || m < t->depth)
+        pseudo_cut(&joined);
     /* else the caller's outer frames are the outer frames here too, and
      * its same_outer and sequence numbers hold as they are. */
     return &joined;
@@ -134,17 +134,20 @@ const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
 
 void interp_join_drop(uint32_t tid, uintptr_t tstate)
 {
-    for (int i = 0; i < HELD_MAX && tid; i++)
+    for (int i = 0; i < HELD_MAX && nheld && tid; i++)
         if (held[i].used && held[i].t.native_tid == tid &&
-            held[i].t.tstate != tstate)
+            held[i].t.tstate != tstate) {
             held[i].used = 0;
+            nheld--;
+        }
 }
 
 const struct pyvm_thread *interp_join_leftover(void)
 {
-    for (int i = 0; i < HELD_MAX; i++)
+    for (int i = 0; i < HELD_MAX && nheld; i++)
         if (held[i].used) {
             held[i].used = 0;
+            nheld--;
             return interp_join_alone(&held[i].t);
         }
     return NULL;

@@ -38,6 +38,13 @@ static struct code_info gc_code = {
     .qualname = "<GC>", .name = "<GC>", .filename = "~",
 };
 
+void pseudo_cut(struct pyvm_thread *t)
+{
+    t->flags |= PP_SAMPLE_TRUNCATED;
+    t->seq = t->prev_seq = 0;
+    t->same_outer = 0;
+}
+
 static struct pyvm_frame *gc_buf;
 static struct pyvm_thread gc_t;
 
@@ -53,10 +60,7 @@ const struct pyvm_thread *pseudo_gc_on_top(const struct pyvm_thread *t)
     gc_t.depth = n + 1;
     /* The outer frames are t's: what the writer reuses of them holds,
      * unless the outermost had to go. */
-    if (n < t->depth) {
-        gc_t.flags |= PP_SAMPLE_TRUNCATED;
-        gc_t.seq = gc_t.prev_seq = 0;
-        gc_t.same_outer = 0;
-    }
+    if (n < t->depth)
+        pseudo_cut(&gc_t);
     return &gc_t;
 }

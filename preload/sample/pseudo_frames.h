@@ -16,6 +16,11 @@
 /* The pseudo-frame of interpreter id (its CODE record carries the id). */
 struct code_info *pseudo_interp(int64_t id);
 
+/* t lost its outermost frame to make room for a pseudo-frame: marked
+ * truncated, and nothing of its previous sample reused (the writer's
+ * same_outer would count from a frame that is gone). */
+void pseudo_cut(struct pyvm_thread *t);
+
 /* t with <GC> as its innermost frame (t has PP_SAMPLE_IN_GC), or t itself
  * when there is no memory for it.  Valid until the next call. */
 const struct pyvm_thread *pseudo_gc_on_top(const struct pyvm_thread *t);
