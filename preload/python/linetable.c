@@ -2,7 +2,8 @@
  * linetable.c — CPython's two line-table formats.  Both decoders walk the
  * table from the start (tables are short and the caller caches the last
  * answer per code object) and never read past len: the bytes come from
- * another thread's memory and may be garbage.
+ * another thread's memory and may be garbage.  No answer is below -1:
+ * real code has no negative line, and garbage must not make one.
  */
 #include "python/linetable.h"
 
@@ -10,7 +11,7 @@ int32_t linetable_line_310(const uint8_t *tab, size_t len, int32_t firstlineno,
                            int32_t lasti)
 {
     if (lasti < 0)
-        return firstlineno;
+        return firstlineno < 0 ? -1 : firstlineno;
     /* Pairs of (bytecode bytes covered, signed line delta); -128 = no line. */
     int64_t addr = (int64_t)lasti * 2, end = 0;
     int32_t line = firstlineno;
@@ -21,7 +22,7 @@ int32_t linetable_line_310(const uint8_t *tab, size_t len, int32_t firstlineno,
         if (!no_line)
             line += d;
         if (addr < end)
-            return no_line ? -1 : line;
+            return no_line || line < 0 ? -1 : line;
     }
     return -1;
 }
@@ -54,7 +55,7 @@ int32_t linetable_line_311(const uint8_t *tab, size_t len, int32_t firstlineno,
                            int32_t lasti)
 {
     if (lasti < 0)
-        return firstlineno;
+        return firstlineno < 0 ? -1 : firstlineno;
     int64_t end = 0;
     int32_t line = firstlineno;
     size_t i = 0;
@@ -96,7 +97,7 @@ int32_t linetable_line_311(const uint8_t *tab, size_t len, int32_t firstlineno,
         }
         end += units;
         if (lasti < end)
-            return has_line ? entry_line : -1;
+            return has_line && entry_line >= 0 ? entry_line : -1;
     }
     return -1;
 }

@@ -419,6 +419,11 @@ static int grow_nodes(void)
 
 static uint32_t node_id(uint32_t parent, uint32_t code, int32_t line)
 {
+    /* No line is below -1 (unknown) in a file (pyprof(5)); a reader
+     * stops at such a node.  Real code has none, but a line decoded from
+     * a code object caught half-built is anything. */
+    if (line < -1)
+        line = -1;
     if ((w.nodes_used + 1) * 2 > w.nodes_cap && grow_nodes() != 0)
         return 0;
     size_t j = (node_hash(parent, code, line) | 1) & (w.nodes_cap - 1);

@@ -99,3 +99,29 @@ Test(linetable, cut_or_garbage_tables_are_read_within_bounds)
     const uint8_t garbage[] = { 0xf5, 0xff, 0xff, 0xff, 0x7f, 0x00, 0x81 };
     cr_assert_eq(linetable_line_311(garbage, N(garbage), 1, 50), -1);
 }
+
+/* A code object caught half-built carries any first line and any table:
+ * the line it gives is a real one or -1, never below (a file holds none). */
+Test(linetable, garbage_never_gives_a_line_below_minus_one)
+{
+    const uint8_t down310[] = { 2, 0x80 + 1, 2, 0xf0, 4, 0x90 };   /* -127, -16, -112 */
+    for (int32_t u = -1; u < 6; u++)
+        cr_assert_geq(linetable_line_310(down310, N(down310), 5, u), -1);
+    cr_assert_eq(linetable_line_310(down310, N(down310), 5, 2), -1);
+    cr_assert_eq(linetable_line_310(py310_table, N(py310_table), -9, -1), -1);
+    /* 3.11+: a one-entry table, no-column form, line delta -20 */
+    const uint8_t down311[] = { 0x80 | (13 << 3) | 3, 41 };
+    cr_assert_eq(linetable_line_311(down311, N(down311), 5, 1), -1);
+    cr_assert_eq(linetable_line_311(py312_table, N(py312_table), -9, -1), -1);
+    uint32_t x = 12345;
+    for (int k = 0; k < 20000; k++) {
+        uint8_t t[24];
+        for (size_t i = 0; i < sizeof t; i++) {
+            x = x * 1103515245u + 12345u;
+            t[i] = (uint8_t)(x >> 16);
+        }
+        int32_t first = (int32_t)(x % 200) - 100, u = (int32_t)(x >> 8) % 30;
+        cr_assert_geq(linetable_line_310(t, sizeof t, first, u), -1);
+        cr_assert_geq(linetable_line_311(t, sizeof t, first, u), -1);
+    }
+}

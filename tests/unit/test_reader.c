@@ -587,3 +587,45 @@ Test(reports, rejects_under_2_percent_of_ticks_are_not_remarked)
     cr_assert_null(strstr(text, "[rejected"), "%s", text);
     free(text);
 }
+
+/* A frame whose line is below -1 (decoded from a code object caught
+ * half-built) is written as a frame of unknown line: the file reads whole. */
+Test(reader, a_line_below_minus_one_is_written_as_unknown)
+{
+    struct written first;
+    write_profile(&first);            /* the writer's configuration */
+    char *argv[] = { "python3", "bad_line.py", NULL };
+    pp_state.uid = 0x71;
+    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.10.13", 0 }), 0);
+    writer_thread(1, 4242, "MainThread");
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    struct pyvm_frame two[2] = { { &inner, -7 }, { &outer, INT32_MIN } };
+    struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
+                             .frames = two };
+    struct writer_counters c = { 0 };
+    for (int t = 0; t < 5; t++) {
+        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
+        writer_sample(1, &a, 0);
+        writer_tick_end();
+        c.samples++;
+        c.ticks++;
+    }
+    writer_end(PP_END_EXIT, 0, &c);
+    char path[8192] = "";
+    DIR *d = opendir(pp_config.out_dir);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, "0000000000000071"))
+            snprintf(path, sizeof path, "%s/%s", pp_config.out_dir, e->d_name);
+    closedir(d);
+    struct rd_file *f = rd_read(path);
+    cr_assert_null(f->problem, "%s", f->problem);
+    cr_assert(f->complete);
+    cr_assert_gt(f->nnodes, 2u);
+    cr_assert_eq(f->samples, 5u);
+    cr_assert_eq(f->nodes[1].line, -1);
+    cr_assert_eq(f->nodes[2].line, -1);
+    cr_assert_eq(f->nodes[2].parent, 1u);
+    rd_free(f);
+}
