@@ -246,6 +246,33 @@ Test(reader, each_file_of_an_image_defines_its_own_stacks)
     }
 }
 
+/* Opens a file of image uid running script (after write_profile set the
+ * writer up), with thread 1 MainThread; returns the time of its tick 0. */
+static uint64_t open_file_of(uint64_t uid, char *script, const char *version)
+{
+    char *argv[] = { "python3", script, NULL };
+    pp_state.uid = uid;
+    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, version, 0 }), 0);
+    writer_thread(1, 4242, "MainThread");
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The file of image uid in the output directory ("" when there is none). */
+static void file_of(uint64_t uid, char *path, size_t cap)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
+    path[0] = 0;
+    DIR *d = opendir(pp_config.out_dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, want))
+            snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
+    if (d)
+        closedir(d);
+}
+
 /* A fork child forks from a writer in the middle of a file: the child's
  * file starts with tables it never filled (zero-filled pages, or emptied
  * at its first tick), and the parent's goes on untouched. */
@@ -253,13 +280,7 @@ Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
 {
     struct written first;
     write_profile(&first);            /* the writer's configuration */
-    char *argv[] = { "python3", "app.py", NULL };
-    pp_state.uid = 0x61;
-    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
-    writer_thread(1, 4242, "MainThread");
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    uint64_t t0 = open_file_of(0x61, "app.py", "3.12.1");
     struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
     struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
                              .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2, .frames = two };
@@ -301,13 +322,8 @@ Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
         c.ticks++;
     }
     writer_end(PP_END_EXIT, 0, &c);
-    char want[32], path[8192] = "";
-    snprintf(want, sizeof want, "%016llx", 0x61ULL);
-    DIR *d = opendir(pp_config.out_dir);
-    for (struct dirent *e; (e = readdir(d));)
-        if (strstr(e->d_name, want))
-            snprintf(path, sizeof path, "%s/%s", pp_config.out_dir, e->d_name);
-    closedir(d);
+    char path[8192];
+    file_of(0x61, path, sizeof path);
     f = rd_read(path);
     cr_assert_null(f->problem, "the parent's file: %s", f->problem);
     cr_assert(f->complete);
@@ -594,13 +610,7 @@ Test(reader, a_line_below_minus_one_is_written_as_unknown)
 {
     struct written first;
     write_profile(&first);            /* the writer's configuration */
-    char *argv[] = { "python3", "bad_line.py", NULL };
-    pp_state.uid = 0x71;
-    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.10.13", 0 }), 0);
-    writer_thread(1, 4242, "MainThread");
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    uint64_t t0 = open_file_of(0x71, "bad_line.py", "3.10.13");
     struct pyvm_frame two[2] = { { &inner, -7 }, { &outer, INT32_MIN } };
     struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
                              .frames = two };
@@ -613,12 +623,8 @@ Test(reader, a_line_below_minus_one_is_written_as_unknown)
         c.ticks++;
     }
     writer_end(PP_END_EXIT, 0, &c);
-    char path[8192] = "";
-    DIR *d = opendir(pp_config.out_dir);
-    for (struct dirent *e; (e = readdir(d));)
-        if (strstr(e->d_name, "0000000000000071"))
-            snprintf(path, sizeof path, "%s/%s", pp_config.out_dir, e->d_name);
-    closedir(d);
+    char path[8192];
+    file_of(0x71, path, sizeof path);
     struct rd_file *f = rd_read(path);
     cr_assert_null(f->problem, "%s", f->problem);
     cr_assert(f->complete);
