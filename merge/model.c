@@ -320,6 +320,8 @@ static int keep_in(const struct m_options *o, enum m_mode mode, unsigned flags)
         return 0;
     if (mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
         return 0;
+    if (mode == MODE_EXC && !(flags & PP_SAMPLE_EXCEPTION))
+        return 0;
     if (o->exclude_idle && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
     return 1;
@@ -492,6 +494,10 @@ static void add_file(struct model *m, uint32_t pi)
             if (c->flags & PP_SAMPLE_IN_GC) {
                 m->procs[owner].in_gc += c->count;
                 m->in_gc += c->count;
+            }
+            if (c->flags & PP_SAMPLE_EXCEPTION) {
+                m->procs[owner].in_exc += c->count;
+                m->in_exc += c->count;
             }
         }
         uint32_t leaf = cut ? truncated_leaf(m, f, func, c->leaf, &under)

@@ -15,8 +15,8 @@
 #include "reader.h"
 #include "unprofiled.h"
 
-enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL };
-#define M_NMODES 3
+enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL, MODE_EXC };
+#define M_NMODES 4
 
 /* How far model_build has read, for a progress line drawn by another
  * thread while it runs. */
@@ -68,6 +68,7 @@ struct m_proc {
                                     cap, with those folded into it */
     uint64_t in_gc;              /* in the mode: samples with <GC> on top
                                     (PP_SAMPLE_IN_GC), the same way     */
+    uint64_t in_exc;             /* in the mode: PP_SAMPLE_EXCEPTION     */
     /* This process and those folded into it (--fold-workers): what its
      * row shows.  For a process folded into another: its own. */
     struct { uint64_t samples, rejected, missed, sampler_cpu_ns; } group;
@@ -110,6 +111,7 @@ struct model {
     uint64_t missed, sampler_cpu_ns, samples_all;
     uint64_t truncated;          /* in mode: outer frames cut (M_TRUNCATED) */
     uint64_t in_gc;              /* in mode: the cyclic GC running         */
+    uint64_t in_exc;             /* in mode: raising or handling exceptions */
     unsigned python_procs;
     /* The hosts the processes ran on (their headers' host names), in the
      * order their first process started, and each one's first start on

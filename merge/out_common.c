@@ -7,7 +7,8 @@
 
 const char *out_mode_name(enum m_mode mode)
 {
-    return mode == MODE_CPU ? "cpu" : mode == MODE_GIL ? "gil" : "wall";
+    return mode == MODE_CPU ? "cpu" : mode == MODE_GIL ? "gil" :
+           mode == MODE_EXC ? "exception" : "wall";
 }
 
 int out_group_frames(const struct model *m, const struct m_stack *s,

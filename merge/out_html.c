@@ -273,14 +273,22 @@ static void write_procs(FILE *j, const struct model *m)
 
 /* A stack's counts in every mode; a model built without all_modes has
  * its chosen mode's only. */
-static void stack_counts(const struct model *m, size_t i, uint64_t c[3])
+static void stack_counts(const struct model *m, size_t i, uint64_t c[M_NMODES])
 {
     if (m->stack_modes) {
         memcpy(c, &m->stack_modes[i * M_NMODES], M_NMODES * sizeof *c);
         return;
     }
-    c[0] = c[1] = c[2] = 0;
+    memset(c, 0, M_NMODES * sizeof *c);
     c[m->opt.mode] = m->stacks[i].count;
+}
+
+/* A JSON array of one count per mode. */
+static void mode_counts(FILE *j, const uint64_t c[M_NMODES])
+{
+    for (int k = 0; k < M_NMODES; k++)
+        fprintf(j, "%c%llu", k ? ',' : '[', (unsigned long long)c[k]);
+    fputc(']', j);
 }
 
 /* The function of the outermost frame of trie node leaf's stack. */
@@ -296,22 +304,22 @@ static uint32_t root_func(const struct model *m, uint32_t leaf)
  * diff's base) processes and source lines. */
 static int write_profile(FILE *j, const struct model *m, int full)
 {
-    uint64_t tot[3] = { 0, 0, 0 }, cut[3] = { 0, 0, 0 };
+    uint64_t tot[M_NMODES] = { 0 }, cut[M_NMODES] = { 0 };
     long trunc = model_func_find(m, M_TRUNCATED, M_TRUNCATED_FILE, 0);
     for (size_t i = 0; i < m->nstacks; i++) {
-        uint64_t c[3];
+        uint64_t c[M_NMODES];
         stack_counts(m, i, c);
         int is_cut = trunc >= 0 && root_func(m, m->stacks[i].leaf) == (uint32_t)trunc;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < M_NMODES; k++) {
             tot[k] += c[k];
             cut[k] += is_cut ? c[k] : 0;
         }
     }
-    fprintf(j, "{\"samples\":[%llu,%llu,%llu],\"truncated\":[%llu,%llu,%llu],"
-               "\"max_depth\":%u,\n\"funcs\":[",
-            (unsigned long long)tot[0], (unsigned long long)tot[1],
-            (unsigned long long)tot[2], (unsigned long long)cut[0],
-            (unsigned long long)cut[1], (unsigned long long)cut[2], PP_MAX_DEPTH);
+    fputs("{\"samples\":", j);
+    mode_counts(j, tot);
+    fputs(",\"truncated\":", j);
+    mode_counts(j, cut);
+    fprintf(j, ",\"max_depth\":%u,\n\"funcs\":[", PP_MAX_DEPTH);
     for (size_t i = 0; i < m->nfuncs; i++) {
         fputs(i ? (i % 8 ? ",[" : ",\n[") : "[", j);
         out_json_str(j, m->funcs[i].name);
@@ -330,14 +338,16 @@ static int write_profile(FILE *j, const struct model *m, int full)
     size_t k = 0;
     for (size_t i = 0; i < m->nstacks; i++) {
         const struct m_stack *s = &m->stacks[i];
-        uint64_t c[3];
+        uint64_t c[M_NMODES], any = 0;
         stack_counts(m, i, c);
-        if (!(c[0] | c[1] | c[2]))
+        for (int q = 0; q < M_NMODES; q++)
+            any |= c[q];
+        if (!any)
             continue;
-        fprintf(j, k % 8 ? ",%u,%u,%u,%llu,%llu,%llu" : k ? ",\n%u,%u,%u,%llu,%llu,%llu"
-                                                          : "%u,%u,%u,%llu,%llu,%llu",
-                s->proc, s->thread, s->leaf, (unsigned long long)c[0],
-                (unsigned long long)c[1], (unsigned long long)c[2]);
+        fprintf(j, k % 8 ? ",%u,%u,%u" : k ? ",\n%u,%u,%u" : "%u,%u,%u",
+                s->proc, s->thread, s->leaf);
+        for (int q = 0; q < M_NMODES; q++)
+            fprintf(j, ",%llu", (unsigned long long)c[q]);
         k++;
     }
     fputs("],\n", j);

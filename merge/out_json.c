@@ -101,10 +101,11 @@ static void process(FILE *o, const struct model *m, size_t i,
     else
         fputs("null", o);
     fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"gc_samples\": %llu, "
-               "\"truncated\": %llu, "
+               "\"exception_samples\": %llu, \"truncated\": %llu, "
                "\"interval_ns\": %llu, \"folded\": %u, \"counters\": ",
             f->complete ? "true" : "false", (unsigned long long)p->group.samples,
-            (unsigned long long)p->in_gc, (unsigned long long)p->truncated, (unsigned long long)f->interval_ns,
+            (unsigned long long)p->in_gc, (unsigned long long)p->in_exc,
+            (unsigned long long)p->truncated, (unsigned long long)f->interval_ns,
             p->folded);
     counters(o, &f->counters);
     fputs(", \"threads\": [", o);
@@ -143,12 +144,13 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
     fprintf(o, " \"totals\": {\"processes\": %zu, \"python_processes\": %u, "
                "\"samples\": %llu, \"dropped\": %llu, \"missed\": %llu, "
                "\"sampler_cpu_ns\": %llu, \"samples_all_modes\": %llu, "
-               "\"gc_samples\": %llu, \"truncated\": %llu, \"max_depth\": %u},\n",
+               "\"gc_samples\": %llu, \"exception_samples\": %llu, "
+               "\"truncated\": %llu, \"max_depth\": %u},\n",
             m->nprocs, m->python_procs, (unsigned long long)m->samples,
             (unsigned long long)m->dropped, (unsigned long long)m->missed,
             (unsigned long long)m->sampler_cpu_ns,
             (unsigned long long)m->samples_all, (unsigned long long)m->in_gc,
-            (unsigned long long)m->truncated,
+            (unsigned long long)m->in_exc, (unsigned long long)m->truncated,
             PP_MAX_DEPTH);
     fputs(" \"processes\": [\n", o);
     size_t k = 0;

@@ -3,6 +3,7 @@
  * own cost, the processes that could not be profiled, the process tree,
  * the top functions overall and per process, and what could not be read.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,40 +42,41 @@ static void interps(FILE *o, const struct model *m)
     fprintf(o, " samples%s\n", nid == 16 ? " (the first 16 seen)" : "");
 }
 
-/* The samples taken while the cyclic GC ran, and the processes that
- * spent the largest share of theirs in it (pyprof(7), "Garbage
- * collection"). */
-#define GC_PROCS 5
-static void gc_share(FILE *o, const struct model *m)
+/* The samples with flag `what` (in_gc, in_exc: pyprof(7), "Garbage
+ * collection", "Exceptions"), and the processes that spent the largest
+ * share of theirs so; count_at is where a process keeps its count. */
+#define SHARE_PROCS 5
+#define COUNT_OF(p, at) (*(const uint64_t *)((const char *)(p) + (at)))
+static void flag_share(FILE *o, const struct model *m, const char *label,
+                       uint64_t total, size_t count_at)
 {
-    if (!m->in_gc)
+    if (!total)
         return;
-    fprintf(o, "  in GC           %llu samples (%.1f %%)",
-            (unsigned long long)m->in_gc,
-            m->samples ? 100.0 * (double)m->in_gc / (double)m->samples : 0);
-    size_t top[GC_PROCS], n = 0;
+    fprintf(o, "  %-16s%llu samples (%.1f %%)", label, (unsigned long long)total,
+            m->samples ? 100.0 * (double)total / (double)m->samples : 0);
+    size_t top[SHARE_PROCS], n = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct m_proc *p = &m->procs[i];
-        if (!p->in_gc || p->folded_into >= 0 || !p->group.samples)
+        if (!COUNT_OF(p, count_at) || p->folded_into >= 0 || !p->group.samples)
             continue;
-        double share = (double)p->in_gc / (double)p->group.samples;
-        size_t k = n < GC_PROCS ? n++ : GC_PROCS;
+        double share = (double)COUNT_OF(p, count_at) / (double)p->group.samples;
+        size_t k = n < SHARE_PROCS ? n++ : SHARE_PROCS;
         while (k > 0) {
             const struct m_proc *q = &m->procs[top[k - 1]];
-            if ((double)q->in_gc / (double)q->group.samples >= share)
+            if ((double)COUNT_OF(q, count_at) / (double)q->group.samples >= share)
                 break;
-            if (k < GC_PROCS)
+            if (k < SHARE_PROCS)
                 top[k] = top[k - 1];
             k--;
         }
-        if (k < GC_PROCS)
+        if (k < SHARE_PROCS)
             top[k] = i;
     }
     fputs(n ? "; of each process's samples:" : "", o);
     for (size_t k = 0; k < n; k++) {
         const struct m_proc *p = &m->procs[top[k]];
         fprintf(o, "%s pid %lld %.1f %%", k ? "," : "", (long long)p->f->pid,
-                100.0 * (double)p->in_gc / (double)p->group.samples);
+                100.0 * (double)COUNT_OF(p, count_at) / (double)p->group.samples);
     }
     fputs("\n", o);
 }
@@ -106,7 +108,8 @@ static void totals(FILE *o, const struct model *m)
     interps(o, m);
     fprintf(o, "  rejected        %llu samples (stacks that changed while read)\n",
             (unsigned long long)m->dropped);
-    gc_share(o, m);
+    flag_share(o, m, "in GC", m->in_gc, offsetof(struct m_proc, in_gc));
+    flag_share(o, m, "in exceptions", m->in_exc, offsetof(struct m_proc, in_exc));
     if (m->truncated)
         fprintf(o, "  truncated       %llu samples (stacks deeper than %u frames: the "
                    "outer frames are cut, the rest shown under %s)\n",

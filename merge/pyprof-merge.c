@@ -212,8 +212,10 @@ int main(int argc, char **argv)
             if (!strcmp(optarg, "wall")) mo.mode = MODE_WALL;
             else if (!strcmp(optarg, "cpu")) mo.mode = MODE_CPU;
             else if (!strcmp(optarg, "gil")) mo.mode = MODE_GIL;
+            else if (!strcmp(optarg, "exception")) mo.mode = MODE_EXC;
             else {
-                fprintf(stderr, "pyprof-merge: --mode %s: expected wall, cpu or gil\n", optarg);
+                fprintf(stderr, "pyprof-merge: --mode %s: expected wall, cpu, gil or "
+                        "exception\n", optarg);
                 return 2;
             }
             break;

@@ -102,6 +102,8 @@ enum pp_end_how {
 #define PP_SAMPLE_TRUNCATED 0x04u  /* stack deeper than PP_MAX_DEPTH; outer frames cut */
 #define PP_SAMPLE_IN_GC     0x08u  /* the cyclic GC was running on this thread: the
                                       stack's innermost frame is the <GC> pseudo-frame */
+#define PP_SAMPLE_EXCEPTION 0x10u  /* an exception was being raised, or handled (an
+                                      except block, sys.exc_info() not empty) */
 
 /* PP_REC_HEADER flags. */
 #define PP_HDR_FREE_THREADED 0x01u

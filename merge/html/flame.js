@@ -9,7 +9,9 @@
 (function () {
   var D = JSON.parse(document.getElementById("data").textContent);
   var P = D.profile, B = D.base || null, DIFF = !!B;
-  var MODES = ["wall", "cpu", "gil"];
+  var MODES = ["wall", "cpu", "gil", "exception"];
+  /* a stack: process, thread, leaf, then one count per mode */
+  var STRIDE = 3 + MODES.length;
   var mode = Math.max(0, MODES.indexOf(D.mode));
   var $ = function (id) { return document.getElementById(id); };
   var fmt = function (n) { return Math.round(n).toLocaleString("en-US"); };
@@ -129,7 +131,7 @@
     var st = P.stacks, n = st.length, i;
     tval.fill(0); ftot.fill(0); fself.fill(0); procSamples.fill(0);
     threadSamples.clear(); leafLine.clear();
-    for (i = 0; i < n; i += 6) {
+    for (i = 0; i < n; i += STRIDE) {
       var p = st[i], th = st[i + 1], leaf = st[i + 2], v = st[i + 3 + mode];
       if (!v || leaf < 1 || leaf > T.n || p >= NP) continue;
       procSamples[p] += v;
@@ -154,7 +156,7 @@
   function computeBase() {
     var bt = new Float64Array(TB.n + 1), st = B.stacks, i;
     btot.fill(0);
-    for (i = 0; i < st.length; i += 6) {
+    for (i = 0; i < st.length; i += STRIDE) {
       var leaf = st[i + 2];
       if (leaf >= 1 && leaf <= TB.n) bt[leaf] += st[i + 3 + mode];
     }
@@ -453,7 +455,7 @@
       t.appendChild(document.createTextNode(" \u00b7 " + (chosenProc < 0 ? all + " processes"
         : shown + " of " + all + " processes") + (chosenThread ? " \u00b7 one thread" : "") +
         " \u00b7 all modes: wall " + fmt(P.samples[0]) + ", cpu " + fmt(P.samples[1]) +
-        ", gil " + fmt(P.samples[2])));
+        ", gil " + fmt(P.samples[2]) + ", exception " + fmt(P.samples[3])));
       var cut = P.truncated ? P.truncated[mode] : 0;
       if (cut) {
         var c = el("span", "", " \u00b7 " + fmt(cut) + " truncated (stacks deeper than " +

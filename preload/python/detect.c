@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "guard/safe_read.h"
 #include "python/codecache.h"
+#include "python/exc_state.h"
 #include "python/framecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
@@ -158,6 +159,7 @@ int pyvm_detect(void)
         framecache_init(L->ts_last_profiled, L->ts_last_profiled_seq,
                         runtime, rt_sym->st_size);
     codecache_types(code_type, str_type, bytes_type);
+    exc_state_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "_Py_NoneStruct"));
     if (walk_attach(L, runtime, init_shim_code) != 0) {
         L = NULL;
         return refuse("out of memory");

@@ -72,7 +72,8 @@ struct pyvm_thread {
     unsigned  flags;          /* PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_TRUNCATED |
                                  PP_SAMPLE_IN_GC: the thread holds the GIL
                                  while its interpreter's cyclic GC runs
-                                 (frames has no frame for it)             */
+                                 (frames has no frame for it) |
+                                 PP_SAMPLE_EXCEPTION (exc_state.h)        */
     /* The id of the interpreter the thread state belongs to: 0 is the
      * main one.  A thread that runs code in a subinterpreter has a state
      * there and keeps its state in the interpreter that called it, whose

@@ -36,6 +36,7 @@
 #include "guard/safe_read.h"
 #include "pyprof/format.h"
 #include "python/codecache.h"
+#include "python/exc_state.h"
 #include "python/framecache.h"
 #include "base/image_mem.h"
 #include "python/gil.h"
@@ -937,7 +938,7 @@ static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
     tc->seq = ++sample_seq;
     pass_on(tstate, tc, prev_seq, cpu,
             (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-            (tc->truncated ? PP_SAMPLE_TRUNCATED : 0),
+            (tc->truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
             (int)tc->depth, tc->depth, fn, ctx);
     return 1;
 }
@@ -1028,7 +1029,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         }
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-                (truncated ? PP_SAMPLE_TRUNCATED : 0),
+                (truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
                 kept, same, fn, ctx);
         return 1;
     }

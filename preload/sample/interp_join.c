@@ -122,9 +122,11 @@ const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
     joined.frames = joined_buf;
     joined.interp = h->t.interp;
     /* The thread holds the GIL of the interpreter it runs in, and collects
-     * its garbage there. */
+     * its garbage there; an except block in either part of its stack is
+     * one it is in. */
     joined.flags = (h->t.flags & (PP_SAMPLE_HOLDS_GIL | PP_SAMPLE_IN_GC)) |
-                   (t->flags & PP_SAMPLE_TRUNCATED);
+                   (t->flags & PP_SAMPLE_TRUNCATED) |
+                   ((h->t.flags | t->flags) & PP_SAMPLE_EXCEPTION);
     if (cut || m < t->depth)
         pseudo_cut(&joined);
     /* else the caller's outer frames are the outer frames here too, and

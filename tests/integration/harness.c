@@ -389,6 +389,26 @@ void pp_run_twice(struct pp_result *plain, struct pp_result *pre,
     pp_run(pre, argv, pp_profile_env(dir, hz, NULL), timeout_s, NULL, NULL);
 }
 
+double pp_run_measuring(const struct pp_python *py, const char *script,
+                        const char *seconds, const char *dir, int hz,
+                        const char *key)
+{
+    struct pp_result plain, pre;
+    const char *argv[] = { py->path, pp_script(script), seconds, NULL };
+    pp_run_twice(&plain, &pre, argv, dir, hz, 60);
+    char what[128];
+    snprintf(what, sizeof what, "%s without pyprof", script);
+    pp_expect_ok(py, &plain, what);
+    pp_expect_ok(py, &pre, script);
+    double v = -1;
+    char want[64];
+    snprintf(want, sizeof want, "%s ", key);
+    const char *t = strstr(pre.out, want);
+    pp_assert(py, t && sscanf(t + strlen(want), "%lf", &v) == 1,
+              "%s printed no %s: %s", script, key, pre.out);
+    return v;
+}
+
 void pp_run_python(struct pp_result *r, const struct pp_python *py,
                    const char *dir, int hz, const char *const extra_env[],
                    const char *const args[])

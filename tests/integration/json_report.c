@@ -1,6 +1,7 @@
 /*
  * json_report.c — see json_report.h.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "json_report.h"
@@ -61,4 +62,15 @@ long pp_json_pid_running(const struct pp_json *doc, const char *fn)
         if (pp_json_stack_has(&stacks->items[i], fn))
             return (long)pp_json_num(&stacks->items[i], "pid", -1);
     return -1;
+}
+
+void pp_expect_totals_line(const struct pp_python *py, const char *dir,
+                           const char *label, double n)
+{
+    struct pp_result rep;
+    pp_merge(&rep, "text", NULL, dir);
+    char want[96];
+    snprintf(want, sizeof want, "  %-16s%.0f samples (", label, n);
+    pp_expect(py, strstr(rep.out, want), "the text report has no \"%s\" line:\n%.3000s",
+              want, rep.out);
 }

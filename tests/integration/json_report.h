@@ -29,4 +29,9 @@ double pp_json_samples_in(const struct pp_json *doc, long pid, const char *fn);
 /* The pid of the first process with a stack containing fn, or -1. */
 long pp_json_pid_running(const struct pp_json *doc, const char *fn);
 
+/* Fails the test unless the text report of dir has the totals line
+ * "  LABEL  N samples (" (label padded as the report pads it). */
+void pp_expect_totals_line(const struct pp_python *py, const char *dir,
+                           const char *label, double n);
+
 #endif

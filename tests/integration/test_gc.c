@@ -27,15 +27,7 @@ PP_TEST(gc, a_collection_is_shown_as_gc_on_top_of_the_frame_that_ran_it,
         .timeout = 120)
 {
     const char *dir = pp_tmpdir();
-    struct pp_result plain, pre;
-    const char *argv[] = { py->path, pp_script("gc_churn.py"), "1.5", NULL };
-    pp_run_twice(&plain, &pre, argv, dir, GC_HZ, 60);
-    pp_expect_ok(py, &plain, "gc_churn.py without pyprof");
-    pp_expect_ok(py, &pre, "gc_churn.py");
-    double truth = -1;
-    const char *t = strstr(pre.out, "gc_share ");
-    pp_assert(py, t && sscanf(t, "gc_share %lf", &truth) == 1,
-              "gc_churn.py printed no share: %s", pre.out);
+    double truth = pp_run_measuring(py, "gc_churn.py", "1.5", dir, GC_HZ, "gc_share");
 
     const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *st = pp_json_get(doc, "stacks");
@@ -89,10 +81,5 @@ PP_TEST(gc, a_collection_is_shown_as_gc_on_top_of_the_frame_that_ran_it,
               "<GC> on %.3f of the loop's %.0f samples, the loop measured %.3f of its "
               "time in the collector", share, loop, truth);
 
-    struct pp_result rep;
-    pp_merge(&rep, "text", NULL, dir);
-    char want[64];
-    snprintf(want, sizeof want, "  in GC           %.0f samples (", gc);
-    pp_expect(py, strstr(rep.out, want), "the text report has no \"%s\" line:\n%.3000s",
-              want, rep.out);
+    pp_expect_totals_line(py, dir, "in GC", gc);
 }

@@ -15,7 +15,7 @@
 
 #define HZ 500
 
-static const char *const MODES[] = { "wall", "cpu", "gil" };
+static const char *const MODES[] = { "wall", "cpu", "gil", "exception" };
 
 /* mp_sum.py fork profiled into a fresh directory: a parent and three
  * pool workers, all running sum_worker. */

@@ -47,6 +47,7 @@ struct expect {
     uint32_t fr_owner, co_code_adaptive, co_firsttraceable;
     uintptr_t code_tag_mask;
     int owner_skip_max;
+    uint32_t exc_current, exc_info;   /* PyThreadState, from the headers */
 };
 
 /* Parses the image as 3.minor and checks every field. */
@@ -69,6 +70,11 @@ static void check(int minor, const struct expect *e)
     cr_expect_eq(l->code_tag_mask, e->code_tag_mask);
     cr_expect_eq(l->owner_skip_min, 3);
     cr_expect_eq(l->owner_skip_max, e->owner_skip_max);
+    cr_expect_eq(l->exc.ts_current, e->exc_current);
+    cr_expect_eq(l->exc.ts_exc_info, e->exc_info);
+    cr_expect_eq(l->exc.item_value, 0);
+    cr_expect_eq(l->exc.item_previous, 8);
+    cr_expect_geq(l->ts_read, e->exc_info + 8);
     /* the same in every version */
     cr_expect_eq(l->frames, FRAMES_INTERP);
     cr_expect_eq(l->gil, GIL_STRUCT_PTR);
@@ -118,7 +124,8 @@ Test(debug_offsets, python_3_13_0)
         .is_threads_head = 7344, .is_gc_collecting = 7600,
         .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 70, .co_code_adaptive = 200, .co_firsttraceable = 184,
-        .code_tag_mask = 0, .owner_skip_max = 3 };
+        .code_tag_mask = 0, .owner_skip_max = 3,
+        .exc_current = 112, .exc_info = 120 };
     build(13, f, sizeof f / sizeof *f);
     check(13, &e);
 }
@@ -143,7 +150,8 @@ Test(debug_offsets, python_3_14_10)
         .is_threads_head = 7344, .is_gc_collecting = 7600,
         .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
-        .code_tag_mask = 3, .owner_skip_max = 255 };
+        .code_tag_mask = 3, .owner_skip_max = 255,
+        .exc_current = 112, .exc_info = 120 };
     build(14, f, sizeof f / sizeof *f);
     check(14, &e);
 }
@@ -163,6 +171,7 @@ Test(debug_offsets, python_3_15_2)
         { 472, 8 },
         { 696, 16 }, { 704, 32 },
         { 720, 32 }, { 728, 16 }, { 736, 40 }, { 744, 56 },
+        { 288, 136 }, { 296, 288 }, { 304, 0 },  /* exception, exc_state, value */
     };
     static const struct expect e = {
         .rt_finalizing = 912, .rt_interp_head = 936, .is_id = 7272, .is_next = 7264,
@@ -170,9 +179,16 @@ Test(debug_offsets, python_3_15_2)
         .ts_thread_id = 176, .ts_native_tid = 184,
         .ts_last_profiled = 88, .ts_last_profiled_seq = 96,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
-        .code_tag_mask = 3, .owner_skip_max = 255 };
+        .code_tag_mask = 3, .owner_skip_max = 255,
+        .exc_current = 136, .exc_info = 144 };
     build(15, f, sizeof f / sizeof *f);
     check(15, &e);
+    /* Debug offsets that put the current exception elsewhere than the
+     * table turn the exception flag off, and nothing else. */
+    uint64_t elsewhere = 152;
+    memcpy(image + 288, &elsewhere, 8);
+    struct py_layout l = parse(15);
+    cr_expect_eq(l.exc.ts_current, 0);
 }
 
 Test(debug_offsets, an_unknown_minor_or_a_disagreeing_version_is_refused)

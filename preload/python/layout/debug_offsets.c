@@ -31,8 +31,14 @@ struct dbg_positions {
     uint32_t bytes_size, bytes_data;
     uint32_t str_state, str_length, str_ascii_size;
     uint32_t str_compact_size;                          /* 0 = none (< 3.15) */
-    /* not in the debug offsets */
+    /* 3.15+: thread_state.current_exception; 0 = none */
+    uint32_t ts_current_exception;
+    /* not in the debug offsets; exc: PyThreadState current_exception and
+     * exc_info, _PyErr_StackItem exc_value and previous_item from the
+     * 3.13.0, 3.14.10 and 3.15.2 headers (checked against
+     * ts_current_exception where that is there) */
     uint32_t co_firsttraceable;
+    struct exc_layout exc;
     uintptr_t code_tag_mask;
     int owner_skip_min, owner_skip_max;
 };
@@ -51,6 +57,7 @@ static const struct dbg_positions positions[] = {
       .ob_type = 360, .bytes_size = 520, .bytes_data = 528,
       .str_state = 544, .str_length = 552, .str_ascii_size = 560,
       .co_firsttraceable = 184, .code_tag_mask = 0,
+      .exc = { .ts_current = 112, .ts_exc_info = 120, .item_previous = 8 },
       .owner_skip_min = 3, .owner_skip_max = 3 },
     { .minor = 14, .struct_size = 760,
       .rt_finalizing = 32, .rt_interp_head = 40,
@@ -65,6 +72,7 @@ static const struct dbg_positions positions[] = {
       .ob_type = 408, .bytes_size = 600, .bytes_data = 608,
       .str_state = 624, .str_length = 632, .str_ascii_size = 640,
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
+      .exc = { .ts_current = 112, .ts_exc_info = 120, .item_previous = 8 },
       /* 3 = owned by the interpreter, 4 = C stack: both are shims */
       .owner_skip_min = 3, .owner_skip_max = 255 },
     /* 3.15 adds base_frame and the profilers' last_profiled_frame (+ seq)
@@ -84,8 +92,9 @@ static const struct dbg_positions positions[] = {
       .co_linetable = 408, .co_firstlineno = 416, .co_code_adaptive = 448,
       .ob_type = 472, .bytes_size = 696, .bytes_data = 704,
       .str_state = 720, .str_length = 728, .str_ascii_size = 736,
-      .str_compact_size = 744,
+      .str_compact_size = 744, .ts_current_exception = 288,
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
+      .exc = { .ts_current = 136, .ts_exc_info = 144, .item_previous = 8 },
       /* the C-stack owner is gone; 3 = owned by the interpreter (entry
        * frames and the thread state's base frame) is the only shim */
       .owner_skip_min = 3, .owner_skip_max = 255 },
@@ -155,9 +164,16 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
         l->ts_last_profiled = (uint32_t)field(raw, p->ts_last_profiled);
         l->ts_last_profiled_seq = (uint32_t)field(raw, p->ts_last_profiled_seq);
     }
+    /* Only PP_SAMPLE_EXCEPTION needs them: where the debug offsets say
+     * otherwise, that flag is off rather than the interpreter refused. */
+    l->exc = p->exc;
+    if (p->ts_current_exception &&
+        field(raw, p->ts_current_exception) != p->exc.ts_current)
+        l->exc.ts_current = 0;
     l->ts_read = max_u32(max_u32(max_u32(l->ts_next, l->ts_interp),
                                  max_u32(l->ts_frame, l->ts_last_profiled_seq)),
-                         max_u32(l->ts_thread_id, l->ts_native_tid)) + 8;
+                         max_u32(max_u32(l->ts_thread_id, l->ts_native_tid),
+                                 l->exc.ts_current ? l->exc.ts_exc_info : 0)) + 8;
 
     l->fr_previous = (uint32_t)field(raw, p->fr_previous);
     l->fr_code = (uint32_t)field(raw, p->fr_executable);

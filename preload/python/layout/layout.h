@@ -61,6 +61,15 @@ struct resumer_layout {
     uint8_t owned_by_generator;  /* frame owner: inside a generator         */
 };
 
+/* Where a thread state says whether an exception is being raised or
+ * handled (PP_SAMPLE_EXCEPTION).  ts_current 0: not known. */
+struct exc_layout {
+    uint32_t ts_current;         /* current_exception (3.12+), curexc_type */
+    uint32_t ts_exc_info;        /* _PyErr_StackItem *: the innermost handler */
+    uint32_t item_value;         /* _PyErr_StackItem.exc_value              */
+    uint32_t item_previous;      /* _PyErr_StackItem.previous_item          */
+};
+
 struct py_layout {
     int minor;
     enum frame_kind frames;
@@ -144,6 +153,7 @@ struct py_layout {
     uint32_t fr_is_entry;
 
     struct resumer_layout resumer;
+    struct exc_layout exc;
 
     /* objects */
     uint32_t ob_type;

@@ -33,4 +33,8 @@ const struct py_layout py310_layout = {
     .str = { .length = 16, .state = 32, .ascii_data = 48, .compact_data = 72,
              .legacy_data = 72, .kind_shift = 2, .compact_bit = 5,
              .ascii_bit = 6 },
+    /* PyThreadState curexc_type, exc_info; _PyErr_StackItem exc_type (what
+     * 3.10's sys.exc_info() tests), previous_item */
+    .exc = { .ts_current = 88, .ts_exc_info = 144, .item_value = 0,
+             .item_previous = 24 },
 };

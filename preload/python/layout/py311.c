@@ -32,4 +32,7 @@ const struct py_layout py311_layout = {
     .str = { .length = 16, .state = 32, .ascii_data = 48, .compact_data = 72,
              .legacy_data = 72, .kind_shift = 2, .compact_bit = 5,
              .ascii_bit = 6 },
+    /* PyThreadState curexc_type, exc_info; _PyErr_StackItem exc_value, previous_item */
+    .exc = { .ts_current = 96, .ts_exc_info = 120, .item_value = 0,
+             .item_previous = 8 },
 };

@@ -43,4 +43,7 @@ const struct py_layout py312_layout = {
     .str = { .length = 16, .state = 32, .ascii_data = 40, .compact_data = 56,
              .legacy_data = 56, .kind_shift = 2, .compact_bit = 5,
              .ascii_bit = 6 },
+    /* PyThreadState current_exception, exc_info; _PyErr_StackItem exc_value, previous_item */
+    .exc = { .ts_current = 96, .ts_exc_info = 104, .item_value = 0,
+             .item_previous = 8 },
 };
