@@ -423,6 +423,8 @@ static void add_file(struct model *m, uint32_t pi)
         if (f->threads[t].name) {
             p->threads[t].tid = f->threads[t].tid;
             p->threads[t].name = strdup(f->threads[t].name);
+            p->threads[t].os_name = f->threads[t].os_name ?
+                                    strdup(f->threads[t].os_name) : NULL;
         }
     m->missed += f->counters.missed;
     m->dropped += f->counters.rejected;
@@ -780,8 +782,10 @@ void model_free(struct model *m)
     if (!m)
         return;
     for (size_t i = 0; i < m->nprocs; i++) {
-        for (size_t t = 0; t < m->procs[i].nthreads; t++)
+        for (size_t t = 0; t < m->procs[i].nthreads; t++) {
             free(m->procs[i].threads[t].name);
+            free(m->procs[i].threads[t].os_name);
+        }
         free(m->procs[i].threads);
         free(m->procs[i].rejects);
         rd_free(m->procs[i].f);

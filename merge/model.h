@@ -51,7 +51,7 @@ struct m_frame { uint32_t func; int32_t line; };
  * main; pyprof(7), "Subinterpreters"). */
 struct m_tnode { uint32_t parent, frame, interp; };
 
-struct m_thread { uint32_t tid; char *name; uint64_t samples; };
+struct m_thread { uint32_t tid; char *name, *os_name; uint64_t samples; };
 
 struct m_proc {
     struct rd_file *f;

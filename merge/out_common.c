@@ -40,9 +40,10 @@ int out_group_frames(const struct model *m, const struct m_stack *s,
         snprintf(a, cap, "process %lld %s", (long long)p->f->pid, base ? base + 1 : argv0);
     if (g == GROUP_PROCESS)
         return 1;
+    char tn[600];
     if (s->thread && s->thread < p->nthreads && p->threads[s->thread].name)
         snprintf(b, cap, "thread %u %s", p->threads[s->thread].tid,
-                 p->threads[s->thread].name);
+                 out_thread_name(&p->threads[s->thread], tn, sizeof tn));
     else
         snprintf(b, cap, "thread ?");
     return 2;
@@ -203,4 +204,14 @@ void out_escaped(FILE *o, const char *s)
     char e[4];
     for (; *s; s++)
         fwrite(e, 1, model_escape_byte((unsigned char)*s, e), o);
+}
+
+const char *out_thread_name(const struct m_thread *t, char *buf, size_t cap)
+{
+    if (!t->name)
+        return "?";
+    if (!t->os_name)
+        return t->name;
+    snprintf(buf, cap, "%s [OS: %s]", t->name, t->os_name);
+    return buf;
 }

@@ -167,7 +167,8 @@ static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb
     const struct m_proc *p = &t->m->procs[t->proc];
     const struct tl_thread *tt = th < t->nthreads ? &t->threads[th] : NULL;
     fputs(first ? "\n    {\"name\": " : ",\n    {\"name\": ", o);
-    out_json_str(o, p->threads[th].name ? p->threads[th].name : "?");
+    char tn[600];
+    out_json_str(o, out_thread_name(&p->threads[th], tn, sizeof tn));
     fputs(", \"processType\": \"default\", \"processName\": ", o);
     out_json_str(o, pname);
     fprintf(o, ", \"tid\": %u, \"pid\": %lld, \"registerTime\": %.3f, "

@@ -262,8 +262,9 @@ static void write_procs(FILE *j, const struct model *m)
                 fputs("0", j);
                 continue;
             }
+            char tn[600];
             fprintf(j, "[%u,", p->threads[t].tid);
-            out_json_str(j, p->threads[t].name);
+            out_json_str(j, out_thread_name(&p->threads[t], tn, sizeof tn));
             fputs("]", j);
         }
         fputs("]}", j);

@@ -115,6 +115,11 @@ static void process(FILE *o, const struct model *m, size_t i,
             continue;
         fprintf(o, "%s{\"tid\": %u, \"name\": ", first ? "" : ", ", p->threads[t].tid);
         out_json_str(o, p->threads[t].name);
+        fputs(", \"os_name\": ", o);
+        if (p->threads[t].os_name)
+            out_json_str(o, p->threads[t].os_name);
+        else
+            fputs("null", o);
         fprintf(o, ", \"samples\": %llu}", (unsigned long long)p->threads[t].samples);
         first = 0;
     }

@@ -220,7 +220,9 @@ static int samples(struct gz *g, struct pb *p, const struct model *m,
         label(&sub, &lab, k_pid, 0, (uint64_t)pr->f->pid);
         if (s->thread && s->thread < pr->nthreads && pr->threads[s->thread].name) {
             label(&sub, &lab, k_tid, 0, pr->threads[s->thread].tid);
-            label(&sub, &lab, k_thread, 1, intern(t, pr->threads[s->thread].name));
+            char tn[600];
+            label(&sub, &lab, k_thread, 1,
+                  intern(t, out_thread_name(&pr->threads[s->thread], tn, sizeof tn)));
         }
         label(&sub, &lab, k_cmd, 1, pl[s->proc].command);
         /* Pids of different hosts may be the same. */

@@ -132,10 +132,10 @@ static int profile(FILE *o, const struct tl_proc *t, size_t th, struct stacks *s
     static const struct tl_thread none;
     const struct tl_thread *tt = th < t->nthreads ? &t->threads[th] : &none;
     uint64_t off = tl_proc_offset(t->m, t->proc);
-    char name[512], argv[256];
+    char name[1400], argv[256], tn[600];
     model_argv_str(p, argv, sizeof argv);
     snprintf(name, sizeof name, "pid %lld %s: %s (tid %u, %llu sample%s)",
-             (long long)p->f->pid, argv, p->threads[th].name ? p->threads[th].name : "?",
+             (long long)p->f->pid, argv, out_thread_name(&p->threads[th], tn, sizeof tn),
              p->threads[th].tid, (unsigned long long)tt->samples,
              tt->samples == 1 ? "" : "s");
     fputs(first ? "  {" : ",\n  {", o);

@@ -463,6 +463,45 @@ static void per_process(FILE *o, const struct model *m, struct tally *t,
     }
 }
 
+/* The threads with the most samples in the mode, by the names the
+ * program gave them (pyprof(7), "Thread names"). */
+#define THREAD_ROWS 20
+struct thread_row { const struct m_proc *p; const struct m_thread *t; };
+
+static int cmp_thread_row(const void *a, const void *b)
+{
+    const struct thread_row *x = a, *y = b;
+    return x->t->samples < y->t->samples ? 1 : x->t->samples > y->t->samples ? -1 : 0;
+}
+
+static void threads_section(FILE *o, const struct model *m)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (size_t t = 1; t < m->procs[i].nthreads; t++)
+            n += m->procs[i].folded_into < 0 && m->procs[i].threads[t].samples > 0;
+    struct thread_row *rows = n ? malloc(n * sizeof *rows) : NULL;
+    if (!rows)
+        return;
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (size_t t = 1; t < m->procs[i].nthreads; t++)
+            if (m->procs[i].folded_into < 0 && m->procs[i].threads[t].samples > 0)
+                rows[k++] = (struct thread_row){ &m->procs[i], &m->procs[i].threads[t] };
+    qsort(rows, n, sizeof *rows, cmp_thread_row);
+    fprintf(o, "\nThreads by samples (NAME: the program's, [OS: ...] where the OS's differs)\n"
+               "  PID      TID        SAMPLES  NAME\n");
+    for (size_t i = 0; i < n && i < THREAD_ROWS; i++) {
+        char tn[600];
+        fprintf(o, "  %-8lld %-10u %7llu  ", (long long)rows[i].p->f->pid, rows[i].t->tid,
+                (unsigned long long)rows[i].t->samples);
+        out_escaped(o, out_thread_name(rows[i].t, tn, sizeof tn));
+        fputc('\n', o);
+    }
+    if (n > THREAD_ROWS)
+        fprintf(o, "  (%zu more threads)\n", n - THREAD_ROWS);
+    free(rows);
+}
+
 int out_text(FILE *o, const struct model *m, const struct out_options *opt)
 {
     struct tally t;
@@ -474,6 +513,8 @@ int out_text(FILE *o, const struct model *m, const struct out_options *opt)
     not_profiled(o, m);
     if (r == 0)
         r = tree(o, m);
+    if (r == 0)
+        threads_section(o, m);
     if (r == 0) {
         top_all(o, m, &t, opt->top);
         per_process(o, m, &t, &stacks, opt->top < 5 ? opt->top : 5);

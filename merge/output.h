@@ -37,6 +37,11 @@ int out_diff_text(FILE *o, const struct model *base, const struct model *m,
 
 /* Shared by the writers (out_common.c). */
 const char *out_mode_name(enum m_mode mode);
+
+/* A thread's name as the reports show it: the program's, and the OS's in
+ * brackets where that differs ("Thread-3 (worker) [OS: Thread-3 (work]");
+ * "?" for a thread with no record. */
+const char *out_thread_name(const struct m_thread *t, char *buf, size_t cap);
 /* The extra root frames --group asks for, into a and b ("" if none);
  * returns how many (0, 1 or 2). */
 int out_group_frames(const struct model *m, const struct m_stack *s,

@@ -498,6 +498,8 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     case PP_REC_THREAD: {
         uint64_t idx = get_v(&c), tid = get_v(&c);
         char *name = get_str(p, &c);
+        /* the OS's name, when the writer knew it to differ */
+        char *os_name = name && c.p < c.end ? get_str(p, &c) : NULL;
         if (!name || c.bad) {
             problem(p, "corrupt: bad thread record");
             return;
@@ -505,7 +507,7 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         if (grow(p, (void **)&f->threads, &f->nthreads, sizeof *f->threads, idx,
                  &p->top_thread) != 0)
             return;
-        f->threads[idx] = (struct rd_thread){ (uint32_t)tid, name };
+        f->threads[idx] = (struct rd_thread){ (uint32_t)tid, name, os_name };
         return;
     }
     case PP_REC_TICK:

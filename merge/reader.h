@@ -16,7 +16,9 @@
 struct rd_code { uint32_t qualname, filename, name, firstlineno, boundary; };
 #define RD_MAX_INTERP_ID 0x7fffffffu
 struct rd_node { uint32_t parent, code; int32_t line; uint32_t depth; };
-struct rd_thread { uint32_t tid; char *name; };
+/* A thread's name is the program's where it gave one (a threading.Thread's
+ * name), with the OS's beside it where that differs (else NULL). */
+struct rd_thread { uint32_t tid; char *name, *os_name; };
 struct rd_block;
 struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
 /* Rejected samples by the leaf of their thread's last sample (0 = none). */

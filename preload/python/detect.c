@@ -19,6 +19,7 @@
 #include "python/framecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
+#include "python/thread_name.h"
 #include "python/walk.h"
 
 static const struct py_layout *L;
@@ -160,6 +161,7 @@ int pyvm_detect(void)
                         runtime, rt_sym->st_size);
     codecache_types(code_type, str_type, bytes_type);
     exc_state_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "_Py_NoneStruct"));
+    thread_name_attach(L, str_type);
     if (walk_attach(L, runtime, init_shim_code) != 0) {
         L = NULL;
         return refuse("out of memory");

@@ -694,15 +694,20 @@ int writer_open(const struct writer_image *img)
 
 uint64_t writer_start_ns(void) { return w.start_mono; }
 
-void writer_thread(uint32_t idx, uint32_t native_tid, const char *name)
+void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
+                   const char *os_name)
 {
-    uint8_t tmp[128];
+    uint8_t tmp[2 * WRITER_THREAD_NAME + 32];
     struct buf b = { tmp, 0, sizeof tmp };
     put_varint(&b, idx);
     put_varint(&b, native_tid);
-    char nm[64];
+    char nm[WRITER_THREAD_NAME];
     snprintf(nm, sizeof nm, "%s", name ? name : "");
     put_str(&b, nm);
+    if (os_name && strcmp(os_name, nm)) {
+        snprintf(nm, sizeof nm, "%s", os_name);
+        put_str(&b, nm);
+    }
     emit(PP_REC_THREAD, &b);
 }
 

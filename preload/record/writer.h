@@ -45,8 +45,13 @@ int writer_open(const struct writer_image *img);
  * creating it: where its account of deadlines begins. */
 uint64_t writer_start_ns(void);
 
-/* Declares thread idx (small, dense, chosen by the caller) with its name. */
-void writer_thread(uint32_t idx, uint32_t native_tid, const char *name);
+/* Declares thread idx (small, dense, chosen by the caller) with its name
+ * and, when it differs and is not NULL, the OS's name of the thread; again
+ * with the same idx when the name changes.  Names are cut to
+ * WRITER_THREAD_NAME - 1 bytes. */
+#define WRITER_THREAD_NAME 256
+void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
+                   const char *os_name);
 
 /* A tick: begin, one writer_sample per sampled thread, end. */
 void writer_tick_begin(uint64_t mono_ns);

@@ -28,6 +28,7 @@
 #include "base/config.h"
 #include "base/image_mem.h"
 #include "sample/deadlines.h"
+#include "python/thread_name.h"
 #include "sample/interp_join.h"
 #include "sample/pseudo_frames.h"
 #include "sample/lifecycle.h"
@@ -61,6 +62,13 @@ struct thread_slot {
     uint64_t cpu_ns;
     double credit;          /* CPU time not yet counted, in ticks (on_cpu) */
     double threshold;       /* the credit the next PP_SAMPLE_ON_CPU takes  */
+    /* The program's name of the thread (thread_name.h), looked for at the
+     * slot's first samples and then once a second: its hash (0 = none
+     * found), the time of the next look (tick_now's clock), the looks left
+     * before that slows down. */
+    uint64_t name_hash;
+    uint64_t name_due;
+    unsigned name_tries;
 };
 
 /* Shared with the threads that start, pause and end the sampler
@@ -85,6 +93,7 @@ static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct writer_counters counters;
 static struct thread_slot *threads;
 static size_t threads_cap, threads_used;
+static uint64_t tick_now;   /* CLOCK_MONOTONIC at the tick being taken */
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
@@ -149,7 +158,7 @@ static void clean_threads(void)
     threads_stale = 0;
 }
 
-static void thread_name(uint32_t tid, char *name, size_t cap)
+static void os_thread_name(uint32_t tid, char *name, size_t cap)
 {
     if ((pid_t)tid == pp_state.pid) {
         snprintf(name, cap, "MainThread");
@@ -164,6 +173,42 @@ static void thread_name(uint32_t tid, char *name, size_t cap)
             name[strcspn(name, "\n")] = 0;
         fclose(f);
     }
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+    return h | 1;
+}
+
+/* Looks for the program's name of s's thread (state tstate of the main
+ * interpreter) when it is due, and writes the thread's record again when
+ * that name is new (pyprof(7), "Thread names").  first: the slot was just
+ * made, and its record is written whatever is found. */
+static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
+{
+    if (!first && tick_now < s->name_due)
+        return;
+    /* A thread's first samples may come before _bootstrap_inner runs:
+     * look at each of the first few, then once a second. */
+    if (s->name_tries) {
+        s->name_tries--;
+        s->name_due = 0;
+    } else {
+        s->name_due = tick_now + 1000000000ULL;
+    }
+    char py[WRITER_THREAD_NAME], os[WRITER_THREAD_NAME];
+    int found = tstate && thread_name_read(tstate, py, sizeof py) > 0;
+    uint64_t h = found ? name_hash(py) : 0;
+    if (!first && h == s->name_hash)
+        return;
+    if (!first && !found)
+        return;                 /* a name once found is kept */
+    s->name_hash = h;
+    os_thread_name(s->tid, os, sizeof os);
+    writer_thread(s->idx, s->tid, found ? py : os, found ? os : NULL);
 }
 
 /* A number drawn from (0, 1] (xorshift64*, seeded once per image from its
@@ -227,6 +272,8 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
         return s;
     if (s->idx && !s->tstate) {
         s->tstate = tstate;
+        s->name_tries = 8;
+        s->name_due = 0;
         return s;
     }
     if (!s->idx)
@@ -237,9 +284,8 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
     s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
     s->credit = 0;
     s->threshold = uniform01();
-    char name[64];
-    thread_name(tid, name, sizeof name);
-    writer_thread(s->idx, tid, name);
+    s->name_tries = 8;
+    name_thread(s, bind ? tstate : 0, 1);
     return s;
 }
 
@@ -276,6 +322,8 @@ static void take(const struct pyvm_thread *t, int bind)
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate, bind);
     if (!s)
         return;
+    if (bind && s->tstate == t->tstate)
+        name_thread(s, t->tstate, 0);
     unsigned flags = t->flags;
     if (on_cpu(s, cpu))
         flags |= PP_SAMPLE_ON_CPU;
@@ -388,6 +436,7 @@ static void tick(void)
     if (pyvm_ready()) {
         unsigned rejected = 0;
         check_main(now);
+        tick_now = now;
         writer_tick_begin(now);
         interp_join_begin();
         if (pyvm_sample(on_thread, NULL, &rejected) < 0)

@@ -71,14 +71,18 @@ static void beside_hogs(const struct pp_python *py, int hogs)
     snprintf(what, sizeof what, "%d hogs: CPU mode against the CPU clock", hogs);
     pp_measure(py, what, r / cpu, ">=", 0.95);
     pp_measure(py, what, r / cpu, "<=", 1.05);
+    /* Beside 5 hogs (a third of a CPU) heavy comes out high, by 0.6 to 3.8
+     * points so far: the promise (pyprof(7), "CPU mode") is the split
+     * within 3 points up to two hogs, and within 6 beside five. */
+    double split = hogs >= 5 ? 0.06 : 0.03;
     snprintf(what, sizeof what, "%d hogs: heavy's share off its clock's", hogs);
-    pp_measure(py, what, share - want, ">=", -0.03);
-    pp_measure(py, what, share - want, "<=", 0.03);
+    pp_measure(py, what, share - want, ">=", -split);
+    pp_measure(py, what, share - want, "<=", split);
     pp_expect(py, r >= cpu * 0.95 && r <= cpu * 1.05, "%d hogs: CPU mode gives "
               "run %.3f s, its CPU clock %.3f s", hogs, r, cpu);
     /* About 4,000 flagged samples: the share's sampling noise is about
      * 0.7 points, the limit four times that. */
-    pp_expect(py, share >= want - 0.03 && share <= want + 0.03, "%d hogs: CPU "
+    pp_expect(py, share >= want - split && share <= want + split, "%d hogs: CPU "
               "mode gives heavy %.3f of run, its CPU clock %.3f", hogs, share,
               want);
 }

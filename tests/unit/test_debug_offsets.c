@@ -48,6 +48,7 @@ struct expect {
     uintptr_t code_tag_mask;
     int owner_skip_max;
     uint32_t exc_current, exc_info;   /* PyThreadState, from the headers */
+    uint32_t localsplus, ht_cached_keys;
 };
 
 /* Parses the image as 3.minor and checks every field. */
@@ -75,6 +76,12 @@ static void check(int minor, const struct expect *e)
     cr_expect_eq(l->exc.item_value, 0);
     cr_expect_eq(l->exc.item_previous, 8);
     cr_expect_geq(l->ts_read, e->exc_info + 8);
+    cr_expect_eq(l->attr.fr_localsplus, e->localsplus);
+    cr_expect_eq(l->attr.ht_cached_keys, e->ht_cached_keys);
+    cr_expect_eq(l->attr.inst, INST_INLINE_313);
+    cr_expect_eq(l->attr.values_header, 8);
+    cr_expect_eq(l->attr.tp_flags, 168);
+    cr_expect_eq(l->attr.tp_dictoffset, 288);
     /* the same in every version */
     cr_expect_eq(l->frames, FRAMES_INTERP);
     cr_expect_eq(l->gil, GIL_STRUCT_PTR);
@@ -112,7 +119,8 @@ Test(debug_offsets, python_3_13_0)
         { 112, 16 }, { 576, 200 },                          /* gc.collecting */
         { 152, 304 }, { 168, 8 }, { 176, 16 }, { 184, 72 },  /* thread */
         { 192, 152 }, { 200, 160 },
-        { 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 264, 70 }, /* frame */
+        { 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 256, 72 },
+        { 264, 70 },                                               /* frame */
         { 272, 208 }, { 280, 112 }, { 288, 120 }, { 296, 128 }, /* code */
         { 304, 136 }, { 312, 68 }, { 344, 200 },
         { 360, 8 },                                         /* object */
@@ -125,7 +133,8 @@ Test(debug_offsets, python_3_13_0)
         .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 70, .co_code_adaptive = 200, .co_firsttraceable = 184,
         .code_tag_mask = 0, .owner_skip_max = 3,
-        .exc_current = 112, .exc_info = 120 };
+        .exc_current = 112, .exc_info = 120, .localsplus = 72,
+        .ht_cached_keys = 880 };
     build(13, f, sizeof f / sizeof *f);
     check(13, &e);
 }
@@ -138,7 +147,7 @@ Test(debug_offsets, python_3_14_10)
         { 656, 192 },
         { 176, 832 }, { 192, 8 }, { 200, 16 }, { 208, 72 },
         { 216, 152 }, { 224, 160 },
-        { 248, 88 }, { 256, 8 }, { 264, 0 }, { 272, 56 }, { 288, 74 },
+        { 248, 88 }, { 256, 8 }, { 264, 0 }, { 272, 56 }, { 280, 80 }, { 288, 74 },
         { 312, 216 }, { 320, 112 }, { 328, 120 }, { 336, 128 },
         { 344, 136 }, { 352, 68 }, { 384, 208 },
         { 408, 8 },
@@ -151,7 +160,8 @@ Test(debug_offsets, python_3_14_10)
         .ts_thread_id = 152, .ts_native_tid = 160,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255,
-        .exc_current = 112, .exc_info = 120 };
+        .exc_current = 112, .exc_info = 120, .localsplus = 80,
+        .ht_cached_keys = 880 };
     build(14, f, sizeof f / sizeof *f);
     check(14, &e);
 }
@@ -165,7 +175,7 @@ Test(debug_offsets, python_3_15_2)
         { 176, 888 }, { 192, 8 }, { 200, 16 }, { 208, 72 },
         { 216, 80 }, { 224, 88 }, { 232, 96 },   /* base, last profiled, seq */
         { 240, 176 }, { 248, 184 },
-        { 312, 88 }, { 320, 8 }, { 328, 0 }, { 336, 56 }, { 352, 74 },
+        { 312, 88 }, { 320, 8 }, { 328, 0 }, { 336, 56 }, { 344, 80 }, { 352, 74 },
         { 376, 216 }, { 384, 112 }, { 392, 120 }, { 400, 128 },
         { 408, 136 }, { 416, 68 }, { 448, 208 },
         { 472, 8 },
@@ -180,7 +190,8 @@ Test(debug_offsets, python_3_15_2)
         .ts_last_profiled = 88, .ts_last_profiled_seq = 96,
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255,
-        .exc_current = 136, .exc_info = 144 };
+        .exc_current = 136, .exc_info = 144, .localsplus = 80,
+        .ht_cached_keys = 888 };
     build(15, f, sizeof f / sizeof *f);
     check(15, &e);
     /* Debug offsets that put the current exception elsewhere than the

@@ -72,8 +72,8 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    writer_thread(1, 4242, "MainThread");
-    writer_thread(2, 4243, "worker");
+    writer_thread(1, 4242, "MainThread", NULL);
+    writer_thread(2, 4243, "worker", NULL);
     struct writer_counters c = { 0 };
     memset(w, 0, sizeof *w);
     w->open_ns = t0 - before;
@@ -253,7 +253,7 @@ static uint64_t open_file_of(uint64_t uid, char *script, const char *version)
     char *argv[] = { "python3", script, NULL };
     pp_state.uid = uid;
     cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, version, 0 }), 0);
-    writer_thread(1, 4242, "MainThread");
+    writer_thread(1, 4242, "MainThread", NULL);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -391,8 +391,8 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
     }
     if (writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) != 0)
         _exit(1);
-    writer_thread(1, 4242, "MainThread");
-    writer_thread(2, 4243, "worker");
+    writer_thread(1, 4242, "MainThread", NULL);
+    writer_thread(2, 4243, "worker", NULL);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;

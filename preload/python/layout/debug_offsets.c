@@ -24,7 +24,8 @@ struct dbg_positions {
     uint32_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id,
              ts_native_tid;
     uint32_t ts_last_profiled, ts_last_profiled_seq;   /* 0 = none (< 3.15) */
-    uint32_t fr_size, fr_previous, fr_executable, fr_instr, fr_owner;
+    uint32_t fr_size, fr_previous, fr_executable, fr_instr, fr_localsplus,
+             fr_owner;
     uint32_t co_size, co_filename, co_name, co_qualname, co_linetable,
              co_firstlineno, co_code_adaptive;
     uint32_t ob_type;
@@ -39,6 +40,7 @@ struct dbg_positions {
      * ts_current_exception where that is there) */
     uint32_t co_firsttraceable;
     struct exc_layout exc;
+    uint32_t ht_cached_keys;     /* the rest of attr is the same in all */
     uintptr_t code_tag_mask;
     int owner_skip_min, owner_skip_max;
 };
@@ -51,13 +53,14 @@ static const struct dbg_positions positions[] = {
       .ts_size = 152, .ts_next = 168, .ts_interp = 176,
       .ts_current_frame = 184, .ts_thread_id = 192, .ts_native_tid = 200,
       .fr_size = 224, .fr_previous = 232, .fr_executable = 240,
-      .fr_instr = 248, .fr_owner = 264,
+      .fr_instr = 248, .fr_localsplus = 256, .fr_owner = 264,
       .co_size = 272, .co_filename = 280, .co_name = 288, .co_qualname = 296,
       .co_linetable = 304, .co_firstlineno = 312, .co_code_adaptive = 344,
       .ob_type = 360, .bytes_size = 520, .bytes_data = 528,
       .str_state = 544, .str_length = 552, .str_ascii_size = 560,
       .co_firsttraceable = 184, .code_tag_mask = 0,
       .exc = { .ts_current = 112, .ts_exc_info = 120, .item_previous = 8 },
+      .ht_cached_keys = 880,
       .owner_skip_min = 3, .owner_skip_max = 3 },
     { .minor = 14, .struct_size = 760,
       .rt_finalizing = 32, .rt_interp_head = 40,
@@ -66,13 +69,14 @@ static const struct dbg_positions positions[] = {
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_thread_id = 216, .ts_native_tid = 224,
       .fr_size = 248, .fr_previous = 256, .fr_executable = 264,
-      .fr_instr = 272, .fr_owner = 288,
+      .fr_instr = 272, .fr_localsplus = 280, .fr_owner = 288,
       .co_size = 312, .co_filename = 320, .co_name = 328, .co_qualname = 336,
       .co_linetable = 344, .co_firstlineno = 352, .co_code_adaptive = 384,
       .ob_type = 408, .bytes_size = 600, .bytes_data = 608,
       .str_state = 624, .str_length = 632, .str_ascii_size = 640,
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
       .exc = { .ts_current = 112, .ts_exc_info = 120, .item_previous = 8 },
+      .ht_cached_keys = 880,
       /* 3 = owned by the interpreter, 4 = C stack: both are shims */
       .owner_skip_min = 3, .owner_skip_max = 255 },
     /* 3.15 adds base_frame and the profilers' last_profiled_frame (+ seq)
@@ -87,7 +91,7 @@ static const struct dbg_positions positions[] = {
       .ts_current_frame = 208, .ts_last_profiled = 224,
       .ts_last_profiled_seq = 232, .ts_thread_id = 240, .ts_native_tid = 248,
       .fr_size = 312, .fr_previous = 320, .fr_executable = 328,
-      .fr_instr = 336, .fr_owner = 352,
+      .fr_instr = 336, .fr_localsplus = 344, .fr_owner = 352,
       .co_size = 376, .co_filename = 384, .co_name = 392, .co_qualname = 400,
       .co_linetable = 408, .co_firstlineno = 416, .co_code_adaptive = 448,
       .ob_type = 472, .bytes_size = 696, .bytes_data = 704,
@@ -95,6 +99,7 @@ static const struct dbg_positions positions[] = {
       .str_compact_size = 744, .ts_current_exception = 288,
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
       .exc = { .ts_current = 136, .ts_exc_info = 144, .item_previous = 8 },
+      .ht_cached_keys = 888,
       /* the C-stack owner is gone; 3 = owned by the interpreter (entry
        * frames and the thread state's base frame) is the only shim */
       .owner_skip_min = 3, .owner_skip_max = 255 },
@@ -182,6 +187,13 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     l->fr_read = max_u32(max_u32(l->fr_previous, l->fr_code),
                          max_u32(l->fr_instr, l->fr_owner)) + 8;
     l->code_tag_mask = p->code_tag_mask;
+    /* PyTypeObject, PyDictObject and the inline values are the same in
+     * 3.13-3.15 (their headers); only the heap type's keys move. */
+    l->attr = (struct attr_layout){
+        .fr_localsplus = (uint32_t)field(raw, p->fr_localsplus),
+        .tp_basicsize = 32, .tp_flags = 168, .tp_dictoffset = 288,
+        .ht_cached_keys = p->ht_cached_keys, .dict_keys = 32, .dict_values = 40,
+        .values_header = 8, .inst = INST_INLINE_313, .dict = DICT_311 };
     l->owner_skip_min = p->owner_skip_min;
     l->owner_skip_max = p->owner_skip_max;
 
@@ -224,6 +236,9 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     /* Every offset must land inside the object it belongs to. */
     uint64_t ts_size = field(raw, p->ts_size), fr_size = field(raw, p->fr_size),
              co_size = field(raw, p->co_size);
+    /* Only thread names need it: off rather than refused. */
+    if (l->attr.fr_localsplus >= fr_size + 8 || l->attr.fr_localsplus < 8)
+        l->attr.fr_localsplus = 0;
     if (l->ts_read > ts_size || l->fr_read > fr_size + 8 ||
         l->co_code_adaptive > co_size || ts_size > 65536 || co_size > 4096 ||
         l->ts_read > 4096 || l->fr_read > 512 || compact < ascii ||

@@ -70,6 +70,29 @@ struct exc_layout {
     uint32_t item_previous;      /* _PyErr_StackItem.previous_item          */
 };
 
+/* How an instance keeps its attributes, and what a dict is like: for
+ * reading the name of a threading.Thread (python/thread_name.c). */
+enum inst_kind {
+    INST_DICTOFFSET,     /* 3.10: the dict at tp_dictoffset                   */
+    INST_MANAGED_311,    /* 3.11: values at -4 words, dict at -3              */
+    INST_MANAGED_312,    /* 3.12: -3 words: dict, or values tagged (bit 0)    */
+    INST_INLINE_313,     /* 3.13+: values after the object while valid,
+                            else the dict at -3 words                         */
+};
+enum dict_kind {
+    DICT_310,            /* keys: dk_size, dk_nentries; 24-byte entries       */
+    DICT_311,            /* keys: log2 sizes, kind; 16-byte unicode entries   */
+};
+struct attr_layout {
+    uint32_t fr_localsplus;      /* a frame's first local (fast locals)      */
+    uint32_t tp_basicsize, tp_flags, tp_dictoffset;
+    uint32_t ht_cached_keys;     /* PyHeapTypeObject: shared instance keys   */
+    uint32_t dict_keys, dict_values;   /* PyDictObject ma_keys, ma_values    */
+    uint32_t values_header;      /* bytes before PyDictValues.values         */
+    enum inst_kind inst;
+    enum dict_kind dict;
+};
+
 struct py_layout {
     int minor;
     enum frame_kind frames;
@@ -154,6 +177,7 @@ struct py_layout {
 
     struct resumer_layout resumer;
     struct exc_layout exc;
+    struct attr_layout attr;
 
     /* objects */
     uint32_t ob_type;

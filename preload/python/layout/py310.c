@@ -37,4 +37,11 @@ const struct py_layout py310_layout = {
      * 3.10's sys.exc_info() tests), previous_item */
     .exc = { .ts_current = 88, .ts_exc_info = 144, .item_value = 0,
              .item_previous = 24 },
+    /* PyFrameObject f_localsplus; PyTypeObject; PyHeapTypeObject
+     * ht_cached_keys; PyDictObject (the keys are Objects/dict-common.h's,
+     * not installed: dk_size 8, dk_nentries 32, dk_indices 40) */
+    .attr = { .fr_localsplus = 352, .tp_basicsize = 32, .tp_flags = 168,
+              .tp_dictoffset = 288, .ht_cached_keys = 872, .dict_keys = 32,
+              .dict_values = 40, .values_header = 0, .inst = INST_DICTOFFSET,
+              .dict = DICT_310 },
 };

@@ -35,4 +35,10 @@ const struct py_layout py311_layout = {
     /* PyThreadState curexc_type, exc_info; _PyErr_StackItem exc_value, previous_item */
     .exc = { .ts_current = 96, .ts_exc_info = 120, .item_value = 0,
              .item_previous = 8 },
+    /* _PyInterpreterFrame localsplus; PyTypeObject; PyHeapTypeObject
+     * ht_cached_keys; PyDictObject ma_keys, ma_values */
+    .attr = { .fr_localsplus = 72, .tp_basicsize = 32, .tp_flags = 168,
+              .tp_dictoffset = 288, .ht_cached_keys = 872, .dict_keys = 32,
+              .dict_values = 40, .values_header = 0, .inst = INST_MANAGED_311,
+              .dict = DICT_311 },
 };
