@@ -152,6 +152,13 @@ int model_empty(const struct model *m);
 const char *model_started_by(int how);
 /* "exit 0", "signal 15", "exec", "running?" */
 void model_exit_str(const struct m_proc *p, char *buf, size_t cap);
+/* What the process runs, in a few words (escaped as model_escape_byte
+ * does): the script and its arguments, "-m module ...", "-c code" (its
+ * first line, cut), the role multiprocessing gave it ("multiprocessing
+ * forkserver", "... resource_tracker", "... spawn_main"), or the program
+ * when it is not an interpreter (proc_label.c). */
+void model_proc_label(const struct m_proc *p, char *buf, size_t cap);
+
 /* argv joined by spaces, escaped as model_escape_byte does. */
 void model_argv_str(const struct m_proc *p, char *buf, size_t cap);
 /* Byte c as shown in a line of a text report: itself, or for a control

@@ -237,7 +237,7 @@ static int process(FILE *o, const struct model *m, size_t i, struct tables *tb,
     tb->string_of = calloc(nc, sizeof *tb->string_of);
     int r = tb->stack_of && tb->stack_of_cut && tb->string_of ? 0 : -1;
     char argv[256], pname[320];
-    model_argv_str(p, argv, sizeof argv);
+    model_proc_label(p, argv, sizeof argv);
     snprintf(pname, sizeof pname, "%s (pid %lld)", argv, (long long)p->f->pid);
     fputs(first ? "\n  {\"meta\": " : ",\n  {\"meta\": ", o);
     meta(o, m, i, 0);

@@ -245,6 +245,9 @@ static void write_procs(FILE *j, const struct model *m)
                 model_started_by(f->started_by));
         model_argv_str(p, buf, sizeof buf);
         out_json_str(j, buf);
+        fputs(",\"label\":", j);
+        model_proc_label(p, buf, sizeof buf);
+        out_json_str(j, buf);
         fputs(",\"python\":", j);
         out_json_str(j, f->python);
         /* The host only where there are several (pids may repeat). */
@@ -367,7 +370,7 @@ static int write_data(FILE *j, const struct model *base, const struct model *m)
     char title[1024] = "";
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].parent < 0) {
-            model_argv_str(&m->procs[i], title, sizeof title);
+            model_proc_label(&m->procs[i], title, sizeof title);
             break;
         }
     fprintf(j, "{\"format\":\"pyprof-html\",\"version\":1,\"mode\":\"%s\",\"title\":",

@@ -191,7 +191,7 @@ static void label(struct pb *p, struct pb *sub, uint64_t key, int is_str,
 }
 
 /* The per-process strings every sample of the process carries. */
-struct proc_labels { uint64_t command, host; };
+struct proc_labels { uint64_t command, process, host; };
 
 static int samples(struct gz *g, struct pb *p, const struct model *m,
                    struct strtab *t, const struct proc_labels *pl)
@@ -202,6 +202,7 @@ static int samples(struct gz *g, struct pb *p, const struct model *m,
         return -1;
     uint64_t k_pid = intern(t, "pid"), k_tid = intern(t, "tid"),
              k_thread = intern(t, "thread"), k_cmd = intern(t, "command"),
+             k_proc = intern(t, "process"),
              k_host = intern(t, "host");
     for (size_t i = 0; i < m->nstacks && !g->err; i++) {
         const struct m_stack *s = &m->stacks[i];
@@ -225,6 +226,7 @@ static int samples(struct gz *g, struct pb *p, const struct model *m,
                   intern(t, out_thread_name(&pr->threads[s->thread], tn, sizeof tn)));
         }
         label(&sub, &lab, k_cmd, 1, pl[s->proc].command);
+        label(&sub, &lab, k_proc, 1, pl[s->proc].process);
         /* Pids of different hosts may be the same. */
         if (m->nhosts > 1)
             label(&sub, &lab, k_host, 1, pl[s->proc].host);
@@ -310,6 +312,8 @@ int out_pprof(FILE *o, const struct model *m, const struct out_options *opt)
         const struct m_proc *pr = &m->procs[i];
         model_argv_str(pr, cmd, sizeof cmd);
         pl[i].command = intern(&t, cmd);
+        model_proc_label(pr, cmd, sizeof cmd);
+        pl[i].process = intern(&t, cmd);
         pl[i].host = intern(&t, m->nhosts ? m->hosts[pr->host] : "");
         if (!period)
             period = pr->f->interval_ns;

@@ -133,7 +133,7 @@ static int profile(FILE *o, const struct tl_proc *t, size_t th, struct stacks *s
     const struct tl_thread *tt = th < t->nthreads ? &t->threads[th] : &none;
     uint64_t off = tl_proc_offset(t->m, t->proc);
     char name[1400], argv[256], tn[600];
-    model_argv_str(p, argv, sizeof argv);
+    model_proc_label(p, argv, sizeof argv);
     snprintf(name, sizeof name, "pid %lld %s: %s (tid %u, %llu sample%s)",
              (long long)p->f->pid, argv, out_thread_name(&p->threads[th], tn, sizeof tn),
              p->threads[th].tid, (unsigned long long)tt->samples,
@@ -188,7 +188,7 @@ int out_speedscope(FILE *o, const struct model *m, const struct out_options *opt
     fprintf(o, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
                " \"exporter\": \"pyprof-merge %s\", \"name\": ", PACKAGE_VERSION);
     char argv[256], name[320];
-    model_argv_str(&m->procs[0], argv, sizeof argv);
+    model_proc_label(&m->procs[0], argv, sizeof argv);
     snprintf(name, sizeof name, "%s (%s)", argv, out_mode_name(m->opt.mode));
     out_json_str(o, name);
     fprintf(o, ", \"activeProfileIndex\": %zu,\n \"shared\": {\"frames\": [\n",

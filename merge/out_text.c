@@ -241,7 +241,7 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
     const struct m_proc *p = &m->procs[i];
     const struct rd_file *f = p->f;
     char argv[200], ex[48], rate[32] = "-";
-    model_argv_str(p, argv, sizeof argv);
+    model_proc_label(p, argv, sizeof argv);
     model_exit_str(p, ex, sizeof ex);
     double d = out_duration(p);
     if (d > 0)
@@ -455,7 +455,7 @@ static void per_process(FILE *o, const struct model *m, struct tally *t,
         if (p->folded_into >= 0 || !p->samples)
             continue;
         char argv[160], title[256];
-        model_argv_str(p, argv, sizeof argv);
+        model_proc_label(p, argv, sizeof argv);
         snprintf(title, sizeof title, "Process %lld (%s): top by self",
                  (long long)p->f->pid, argv);
         tally(t, m, stacks->ix + stacks->first[i], stacks->first[i + 1] - stacks->first[i]);

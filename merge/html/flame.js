@@ -407,7 +407,7 @@
         row.dataset.index = i;
         row.style.paddingLeft = 4 + 14 * Math.min(depth, 12) + "px";
         row.title = p.cmd;
-        row.appendChild(el("span", "cmd", p.cmd || "?"));
+        row.appendChild(el("span", "cmd", p.label || p.cmd || "?"));
         row.appendChild(el("span", "n", fmt(procSamples[i])));
         row.appendChild(el("span", "meta", (p.host ? "host " + p.host + " \u00b7 " : "") +
           "pid " + p.pid + " \u00b7 " + p.by +

@@ -18,7 +18,8 @@ static uintptr_t none_obj;
 
 void exc_state_attach(const struct py_layout *l, uintptr_t none)
 {
-    X = l->exc.ts_current && none ? &l->exc : NULL;
+    /* Offsets checked against GIL builds' headers only. */
+    X = l->exc.ts_current && none && l->gil != GIL_NONE ? &l->exc : NULL;
     none_obj = none;
 }
 

@@ -32,7 +32,9 @@ static uintptr_t name_key;         /* the interned "_name", once seen */
 
 void thread_name_attach(const struct py_layout *l, uintptr_t str)
 {
-    L = l->attr.fr_localsplus ? l : NULL;
+    /* A free-threaded build keeps the managed dict elsewhere (one word
+     * before the object) and none is at hand to check this against. */
+    L = l->attr.fr_localsplus && l->gil != GIL_NONE ? l : NULL;
     str_type = str;
 }
 

@@ -390,11 +390,13 @@ void pp_run_twice(struct pp_result *plain, struct pp_result *pre,
 }
 
 double pp_run_measuring(const struct pp_python *py, const char *script,
-                        const char *seconds, const char *dir, int hz,
+                        const char *const args[], const char *dir, int hz,
                         const char *key)
 {
     struct pp_result plain, pre;
-    const char *argv[] = { py->path, pp_script(script), seconds, NULL };
+    const char *argv[8] = { py->path, pp_script(script) };
+    for (size_t i = 0; args && args[i] && i < 5; i++)
+        argv[i + 2] = args[i];
     pp_run_twice(&plain, &pre, argv, dir, hz, 60);
     char what[128];
     snprintf(what, sizeof what, "%s without pyprof", script);

@@ -119,10 +119,11 @@ void pp_run_twice(struct pp_result *plain, struct pp_result *pre,
                   const char *const argv[], const char *dir, int hz,
                   double timeout_s);
 
-/* py->path script seconds, run twice as pp_run_twice does (both must exit
- * 0); returns the number the profiled run printed after "key ". */
+/* py->path script args... (at most 5), run twice as pp_run_twice does
+ * (both must exit 0); returns the number the profiled run printed after
+ * "key ". */
 double pp_run_measuring(const struct pp_python *py, const char *script,
-                        const char *seconds, const char *dir, int hz,
+                        const char *const args[], const char *dir, int hz,
                         const char *key);
 
 /* py->path args... under the preload into dir, 60 s timeout. */

@@ -18,7 +18,8 @@ PP_TEST(exceptions, exception_mode_keeps_the_samples_taken_in_except_blocks,
         .timeout = 120)
 {
     const char *dir = pp_tmpdir();
-    double truth = pp_run_measuring(py, "exc_heavy.py", "2", dir, EXC_HZ, "handled_share");
+    const char *args[] = { "2", NULL };
+    double truth = pp_run_measuring(py, "exc_heavy.py", args, dir, EXC_HZ, "handled_share");
 
     const struct pp_json *wall = pp_json_report(py, dir, "wall", 0);
     const struct pp_json *exc = pp_json_report(py, dir, "exception", 0);

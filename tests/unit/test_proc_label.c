@@ -1,0 +1,66 @@
+/*
+ * test_proc_label.c — what the reports call a process (model.h,
+ * model_proc_label): the script, the module, the code, or the role
+ * multiprocessing gave it, from command lines as CPython and
+ * multiprocessing write them.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "model.h"
+#include "reader.h"
+
+static const char *label_of(char **argv)
+{
+    static struct rd_file f;
+    static struct m_proc p;
+    static char buf[256];
+    memset(&f, 0, sizeof f);
+    f.argv = argv;
+    while (argv[f.argc])
+        f.argc++;
+    p.f = &f;
+    model_proc_label(&p, buf, sizeof buf);
+    return buf;
+}
+
+Test(proc_label, a_script_with_its_arguments)
+{
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-u", "-X", "dev",
+                                          "/srv/app/manage.py", "runserver", "8000", NULL }),
+                     "manage.py runserver 8000");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "/usr/bin/gunicorn",
+                                          "app:app", NULL }), "gunicorn app:app");
+}
+
+Test(proc_label, a_module_and_code)
+{
+    cr_expect_str_eq(label_of((char *[]){ "python3.12", "-m", "pytest", "-x", NULL }),
+                     "-m pytest -x");
+    cr_expect_str_eq(label_of((char *[]){ "python3", "-c", "import sys\nprint(1)", NULL }),
+                     "-c import sys");
+}
+
+Test(proc_label, the_roles_multiprocessing_gives)
+{
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-c",
+        "from multiprocessing.forkserver import main; main(8, 9, ['__main__'], "
+        "**{'sys_path': ['/x']})", NULL }), "multiprocessing forkserver");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-c",
+        "from multiprocessing.resource_tracker import main;main(5)", NULL }),
+        "multiprocessing resource_tracker");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-B", "-s", "-c",
+        "from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=6, "
+        "pipe_handle=8)", "--multiprocessing-fork", NULL }),
+        "multiprocessing spawn_main");
+}
+
+Test(proc_label, other_programs_and_odd_lines)
+{
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/uwsgi", "--ini", "app.ini", NULL }),
+                     "uwsgi --ini app.ini");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", NULL }), "python3");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-W", NULL }), "python3");
+    cr_expect_str_eq(label_of((char *[]){ NULL }), "?");
+    cr_expect_str_eq(label_of((char *[]){ "python3", "/tmp/a\tb.py", NULL }), "a\\tb.py");
+}
