@@ -251,7 +251,7 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
      * hosts may be the same. */
     if (m->nhosts > 1)
         fprintf(o, "  %-14.14s", m->hosts[p->host]);
-    fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-24s %-8s %s%s",
+    fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-25s %-8s %s%s",
             depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
             (unsigned long long)p->group.samples, rate,
             (unsigned long long)p->group.rejected,
@@ -285,7 +285,7 @@ static int tree(FILE *o, const struct model *m)
                "ticks; SAMPLER = the sampler thread's CPU time, ms)\n");
     if (m->nhosts > 1)
         fprintf(o, "  %-14s", "HOST");
-    fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-24s %-8s %s\n", "PID", "HOW",
+    fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-25s %-8s %s\n", "PID", "HOW",
             "SAMPLES", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON", "COMMAND");
     struct groups kids;
     char *shown = calloc(m->nprocs ? m->nprocs : 1, 1);

@@ -34,19 +34,24 @@ static const char *mp_role(const char *code)
     return NULL;
 }
 
+/* Set when put cut what it was given: the label then ends in "...". */
+static int cut;
+
 /* Appends s (escaped, at most max bytes of it) to buf. */
 static size_t put(char *buf, size_t n, size_t cap, const char *s, size_t max)
 {
-    for (size_t k = 0; s[k] && k < max && n + 5 < cap; k++) {
+    size_t k = 0;
+    for (; s[k] && k < max && n + 8 < cap; k++) {
         if (s[k] == '\n')
             break;                      /* -c code: its first line */
         n += model_escape_byte((unsigned char)s[k], buf + n);
     }
+    cut |= s[k] != 0;
     buf[n] = 0;
     return n;
 }
 
-void model_proc_label(const struct m_proc *p, char *buf, size_t cap)
+static void label_into(const struct m_proc *p, char *buf, size_t cap)
 {
     const struct rd_file *f = p->f;
     size_t n = 0;
@@ -100,4 +105,14 @@ args:
         n = put(buf, n, cap, " ", 1);
         n = put(buf, n, cap, f->argv[i], 96 - n);
     }
+    cut |= i < f->argc;
+}
+
+void model_proc_label(const struct m_proc *p, char *buf, size_t cap)
+{
+    cut = 0;
+    label_into(p, buf, cap);
+    size_t n = strlen(buf);
+    if (cut && n + 4 <= cap)
+        memcpy(buf + n, "\xe2\x80\xa6", 4);     /* U+2026 and the NUL */
 }

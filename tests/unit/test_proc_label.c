@@ -38,7 +38,7 @@ Test(proc_label, a_module_and_code)
     cr_expect_str_eq(label_of((char *[]){ "python3.12", "-m", "pytest", "-x", NULL }),
                      "-m pytest -x");
     cr_expect_str_eq(label_of((char *[]){ "python3", "-c", "import sys\nprint(1)", NULL }),
-                     "-c import sys");
+                     "-c import sys\xe2\x80\xa6");
 }
 
 Test(proc_label, the_roles_multiprocessing_gives)
@@ -63,4 +63,11 @@ Test(proc_label, other_programs_and_odd_lines)
     cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "-W", NULL }), "python3");
     cr_expect_str_eq(label_of((char *[]){ NULL }), "?");
     cr_expect_str_eq(label_of((char *[]){ "python3", "/tmp/a\tb.py", NULL }), "a\\tb.py");
+    /* a long line is cut, and says so */
+    char longarg[300];
+    memset(longarg, 'x', sizeof longarg - 1);
+    longarg[sizeof longarg - 1] = 0;
+    const char *l = label_of((char *[]){ "python3", "app.py", longarg, NULL });
+    cr_expect_lt(strlen(l), 110u);
+    cr_expect(strstr(l, "app.py xxx") == l && strstr(l, "\xe2\x80\xa6"), "%s", l);
 }
