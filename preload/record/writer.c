@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "python/codecache.h"
 #include "base/clock.h"
 #include "base/config.h"
@@ -283,14 +284,6 @@ static void emit(int kind, struct buf *b)
 
 /* ------------------------------------------------------------ tables */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
-    return h | 1;
-}
-
 static const char *arena_copy(const char *s, size_t n)
 {
     if (n + 1 > w.arena_left) {
@@ -353,7 +346,7 @@ static uint32_t string_id(const char *s)
         n = PP_MAX_STRING;
     if ((w.strs_used + 1) * 2 > w.strs_cap && grow_strs() != 0)
         return 0;
-    uint64_t h = hash_bytes(s, n);
+    uint64_t h = pp_hash_bytes(s, n);
     size_t j = h & (w.strs_cap - 1);
     for (; w.strs[j].hash; j = (j + 1) & (w.strs_cap - 1))
         if (w.strs[j].hash == h && w.strs[j].len == n &&

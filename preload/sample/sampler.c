@@ -26,6 +26,7 @@
 
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/hash.h"
 #include "base/image_mem.h"
 #include "sample/deadlines.h"
 #include "python/thread_name.h"
@@ -175,14 +176,6 @@ static void os_thread_name(uint32_t tid, char *name, size_t cap)
     }
 }
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-    return h | 1;
-}
-
 /* Looks for the program's name of s's thread (state tstate of the main
  * interpreter) when it is due, and writes the thread's record again when
  * that name is new (pyprof(7), "Thread names").  first: the slot was just
@@ -201,7 +194,7 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
     }
     char py[WRITER_THREAD_NAME], os[WRITER_THREAD_NAME];
     int found = tstate && thread_name_read(tstate, py, sizeof py) > 0;
-    uint64_t h = found ? name_hash(py) : 0;
+    uint64_t h = found ? pp_hash_bytes(py, strlen(py)) : 0;
     if (!first && h == s->name_hash)
         return;
     if (!first && !found)

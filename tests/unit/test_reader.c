@@ -273,6 +273,20 @@ static void file_of(uint64_t uid, char *path, size_t cap)
         closedir(d);
 }
 
+/* Ticks from .. to - 1, 1 ms apart from t0, each with one sample of a by
+ * thread 1 with flags, counted in c. */
+static void one_thread_ticks(uint64_t t0, int from, int to, const struct pyvm_thread *a,
+                             unsigned flags, struct writer_counters *c)
+{
+    for (int t = from; t < to; t++) {
+        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
+        writer_sample(1, a, flags);
+        writer_tick_end();
+        c->samples++;
+        c->ticks++;
+    }
+}
+
 /* A fork child forks from a writer in the middle of a file: the child's
  * file starts with tables it never filled (zero-filled pages, or emptied
  * at its first tick), and the parent's goes on untouched. */
@@ -285,15 +299,9 @@ Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
     struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
                              .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2, .frames = two };
     struct writer_counters c = { 0 };
-    for (int t = 0; t < 50; t++) {
-        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
-        writer_sample(1, &a, a.flags | PP_SAMPLE_ON_CPU);
-        writer_tick_end();
-        c.samples++;
-        c.ticks++;
-        if (t == 30)
-            writer_flush(&c);
-    }
+    one_thread_ticks(t0, 0, 31, &a, a.flags | PP_SAMPLE_ON_CPU, &c);
+    writer_flush(&c);
+    one_thread_ticks(t0, 31, 50, &a, a.flags | PP_SAMPLE_ON_CPU, &c);
     struct written *child = mmap(NULL, sizeof *child, PROT_READ | PROT_WRITE,
                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(child, MAP_FAILED);
@@ -314,13 +322,7 @@ Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
     check_stacks(f, TICKS);
     rd_free(f);
 
-    for (int t = 50; t < 80; t++) {
-        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
-        writer_sample(1, &a, a.flags | PP_SAMPLE_ON_CPU);
-        writer_tick_end();
-        c.samples++;
-        c.ticks++;
-    }
+    one_thread_ticks(t0, 50, 80, &a, a.flags | PP_SAMPLE_ON_CPU, &c);
     writer_end(PP_END_EXIT, 0, &c);
     char path[8192];
     file_of(0x61, path, sizeof path);
@@ -615,13 +617,7 @@ Test(reader, a_line_below_minus_one_is_written_as_unknown)
     struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
                              .frames = two };
     struct writer_counters c = { 0 };
-    for (int t = 0; t < 5; t++) {
-        writer_tick_begin(t0 + (uint64_t)t * 1000000ULL);
-        writer_sample(1, &a, 0);
-        writer_tick_end();
-        c.samples++;
-        c.ticks++;
-    }
+    one_thread_ticks(t0, 0, 5, &a, 0, &c);
     writer_end(PP_END_EXIT, 0, &c);
     char path[8192];
     file_of(0x71, path, sizeof path);
