@@ -312,7 +312,8 @@ static int write_file(const char *dir, unsigned file, uint64_t samples,
      * all the distinct (thread, stack, flags) of its larger versions. */
     static const unsigned flag_set[3] = { 0, PP_SAMPLE_ON_CPU,
                                           PP_SAMPLE_ON_CPU | PP_SAMPLE_HOLDS_GIL };
-    unsigned cur[8];
+    unsigned cur[8], main_fl = 0;
+    uint32_t main_leaf = 0;
     for (unsigned t = 0; t < nthreads; t++)
         cur[t] = 0;
     uint64_t ticks = (samples + nthreads - 1) / nthreads, done = 0;
@@ -332,8 +333,22 @@ static int write_file(const char *dir, unsigned file, uint64_t samples,
             vput(&b, t + 1);
             vput(&b, leaf[(t * 37 + cur[t] * 5) % PER_FILE]);
             b.p[b.len++] = (uint8_t)fl;
+            if (t == 0) {
+                main_leaf = leaf[(t * 37 + cur[t] * 5) % PER_FILE];
+                main_fl = fl;
+            }
         }
         emit_buf(PP_REC_TICK, &b);
+        /* Now and then the main thread's CPU time of missed deadlines (a
+         * busy host), without touching the random stream above. */
+        if (k % 53 == 52 && (main_fl & PP_SAMPLE_ON_CPU)) {
+            b.len = 0;
+            vput(&b, 1);
+            vput(&b, main_leaf);
+            b.p[b.len++] = (uint8_t)main_fl;
+            vput(&b, 1 + k % 3);
+            emit_buf(PP_REC_CPU_EXTRA, &b);
+        }
         if ((k + 1) % FLUSH_TICKS == 0) {
             counters(PP_REC_COUNTERS, NULL, done, k + 1);
             drain(ZSTD_e_flush);

@@ -316,6 +316,11 @@ static void read_all(struct job *j, int jobs)
 
 static int keep_in(const struct m_options *o, enum m_mode mode, unsigned flags)
 {
+    /* a CPU_EXTRA record's samples: CPU time of deadlines not sampled,
+     * for CPU mode (and wall with --exclude-idle, which is CPU mode) */
+    if ((flags & PP_SAMPLE_RESERVED) && mode != MODE_CPU &&
+        !(mode == MODE_WALL && o->exclude_idle))
+        return 0;
     if (mode == MODE_CPU && !(flags & PP_SAMPLE_ON_CPU))
         return 0;
     if (mode == MODE_GIL && !(flags & PP_SAMPLE_HOLDS_GIL))
@@ -469,8 +474,10 @@ static void add_file(struct model *m, uint32_t pi)
         const struct rd_count *c = &f->counts[i];
         if (!c->count)
             continue;
-        p->samples_all += c->count;
-        m->samples_all += c->count;
+        if (!(c->flags & PP_SAMPLE_RESERVED)) {
+            p->samples_all += c->count;
+            m->samples_all += c->count;
+        }
         /* A thread state with no Python frame (a thread starting or ending,
          * C code holding a thread state) has nothing to attribute to. */
         if (!c->leaf)

@@ -102,10 +102,12 @@ static void process(FILE *o, const struct model *m, size_t i,
         fputs("null", o);
     fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"gc_samples\": %llu, "
                "\"exception_samples\": %llu, \"truncated\": %llu, "
+               "\"cpu_extra_samples\": %llu, "
                "\"interval_ns\": %llu, \"folded\": %u, \"counters\": ",
             f->complete ? "true" : "false", (unsigned long long)p->group.samples,
             (unsigned long long)p->in_gc, (unsigned long long)p->in_exc,
-            (unsigned long long)p->truncated, (unsigned long long)f->interval_ns,
+            (unsigned long long)p->truncated, (unsigned long long)f->cpu_extra,
+            (unsigned long long)f->interval_ns,
             p->folded);
     counters(o, &f->counters);
     fputs(", \"threads\": [", o);

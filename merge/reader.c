@@ -304,7 +304,8 @@ static int grow_counts(struct parser *p)
     return 0;
 }
 
-static int add_count(struct parser *p, uint32_t t, uint32_t leaf, uint8_t flags)
+static int add_count(struct parser *p, uint32_t t, uint32_t leaf, uint8_t flags,
+                     uint64_t n)
 {
     struct rd_file *f = p->f;
     if ((f->counts_used + 1) * 2 > p->counts_cap && grow_counts(p) != 0)
@@ -314,8 +315,11 @@ static int add_count(struct parser *p, uint32_t t, uint32_t leaf, uint8_t flags)
         p->counts[j] = (struct slot){ t, leaf, flags };
         f->counts_used++;
     }
-    p->counts[j].n += 1u << 8;
-    f->samples++;
+    p->counts[j].n += n << 8;
+    /* samples read are the ticks' entries; CPU_EXTRA's are not samples
+     * of every mode */
+    if (!(flags & PP_SAMPLE_RESERVED))
+        f->samples += n;
     return 0;
 }
 
@@ -353,7 +357,8 @@ static void rec_tick(struct parser *p, struct cur *c)
         p->sink->tick(p->sink->arg, f, f->last_tick_ns - f->start_ns);
     while (c->p < c->end) {
         uint64_t t = get_v(c), leaf = get_v(c);
-        uint8_t flags = get_u8(c);
+        /* the reserved bit is the reader's own (CPU_EXTRA below) */
+        uint8_t flags = get_u8(c) & (uint8_t)~PP_SAMPLE_RESERVED;
         if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
             (leaf && (leaf >= f->nnodes || !f->nodes[leaf].code))) {
             problem(p, "corrupt: sample refers to an undefined thread or stack");
@@ -362,7 +367,34 @@ static void rec_tick(struct parser *p, struct cur *c)
         if (p->sink) {
             f->samples++;
             p->sink->sample(p->sink->arg, f, (uint32_t)t, (uint32_t)leaf, flags);
-        } else if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags) != 0) {
+        } else if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags, 1) != 0) {
+            return;
+        }
+    }
+}
+
+/* CPU-mode samples beyond the last tick's: counted with
+ * PP_SAMPLE_RESERVED set, which only CPU mode keeps (model.c). */
+static void rec_cpu_extra(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    while (c->p < c->end) {
+        uint64_t t = get_v(c), leaf = get_v(c);
+        uint8_t flags = get_u8(c);
+        uint64_t count = get_v(c);
+        if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
+            leaf == 0 || leaf >= f->nnodes || !f->nodes[leaf].code ||
+            !(flags & PP_SAMPLE_ON_CPU) || count == 0 || count > PP_MAX_CPU_EXTRA) {
+            problem(p, "corrupt: bad CPU time record");
+            return;
+        }
+        flags |= PP_SAMPLE_RESERVED;
+        f->cpu_extra += count;
+        if (p->sink) {
+            if (p->sink->cpu_extra)
+                p->sink->cpu_extra(p->sink->arg, f, (uint32_t)t, (uint32_t)leaf, flags,
+                                   count);
+        } else if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags, count) != 0) {
             return;
         }
     }
@@ -515,6 +547,9 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         return;
     case PP_REC_REJECTS:
         rec_rejects(p, &c);
+        return;
+    case PP_REC_CPU_EXTRA:
+        rec_cpu_extra(p, &c);
         return;
     case PP_REC_COUNTERS: {
         struct rd_counters k;

@@ -163,6 +163,24 @@ static void on_sample(void *arg, const struct rd_file *f, uint32_t thread,
     th->pending_leaf = leaf | (flags & PP_SAMPLE_TRUNCATED ? TL_CUT : 0);
 }
 
+/* More CPU-mode samples of the tick's sample of thread: events of no
+ * duration, so that every thread's events still tile its time.  At most
+ * what the first reading counted, and a bound on what a file can make of
+ * a few bytes (4 per tick entry, plus 4,096). */
+static void on_cpu_extra(void *arg, const struct rd_file *f, uint32_t thread,
+                         uint32_t leaf, uint8_t flags, uint64_t count)
+{
+    (void)f;
+    struct tl_proc *t = arg;
+    if (t->stopped || t->failed || thread >= t->nthreads ||
+        !t->threads[thread].pending || !model_keeps(&t->m->opt, flags))
+        return;
+    struct tl_thread *th = &t->threads[thread];
+    uint32_t l = leaf | (flags & PP_SAMPLE_TRUNCATED ? TL_CUT : 0);
+    for (; count && t->extra_left; count--, t->extra_left--)
+        emit(t, th, l, 0);
+}
+
 /* The spool: in $TMPDIR (or /tmp), which *dir names for messages. */
 static int spool_fd(const char **dir)
 {
@@ -195,6 +213,8 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
     t->m = m;
     t->proc = proc;
     t->limit = p->f->samples;
+    t->extra_left = p->f->cpu_extra < 4 * p->f->samples + 4096 ?
+                    p->f->cpu_extra : 4 * p->f->samples + 4096;
     const char *dir;
     t->fd = spool_fd(&dir);
     if (t->fd < 0) {
@@ -203,7 +223,7 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
         free(t);
         return NULL;
     }
-    struct rd_sink sink = { on_tick, on_sample, t };
+    struct rd_sink sink = { on_tick, on_sample, t, on_cpu_extra };
     t->f = rd_stream(p->f->path, &sink);
     if (t->f && !t->failed) {
         uint64_t iv = p->f->interval_ns ? p->f->interval_ns : 10000000;

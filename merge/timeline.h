@@ -10,7 +10,10 @@
  * of its last one: a sample lasts until the file's next tick (the last
  * one for the interval asked), and time in between in which the thread
  * had no sample kept (not sampled, no Python frame, or not counted in the
- * report's mode) is one event with leaf 0.
+ * report's mode) is one event with leaf 0.  In CPU mode the samples of a
+ * CPU_EXTRA record (pyprof(5)) are events of no duration just before the
+ * sample they extend: the time of the deadlines they stand for is already
+ * the previous sample's, up to the tick.
  */
 #ifndef PYPROF_MERGE_TIMELINE_H
 #define PYPROF_MERGE_TIMELINE_H
@@ -57,6 +60,7 @@ struct tl_proc {
     /* spooling */
     int fd;
     uint64_t spooled, seen, limit, now;
+    uint64_t extra_left;        /* CPU_EXTRA samples still to place        */
     size_t buffers;             /* thread buffers allocated                */
     uint32_t *pending;          /* threads with a sample of the last tick  */
     size_t npending, pending_cap;

@@ -77,6 +77,15 @@ enum pp_record_kind {
      * reject (0 = none).  Written before COUNTERS when there were rejects;
      * absent in files from earlier builds. */
     PP_REC_REJECTS  = 9,
+    /* CPU time a thread used beyond what its sample in the TICK record
+     * just before carries (deadlines the sampler missed while the thread
+     * ran): until the end of the payload, one entry per such thread,
+     *     thread:thread-idx  leaf:node-id  flags:u8  count:varint
+     * with the leaf and flags of that sample (PP_SAMPLE_ON_CPU set): count
+     * more CPU-mode samples of that stack, which no other mode counts.
+     * count is at most PP_MAX_CPU_EXTRA.  Absent in files from earlier
+     * builds. */
+    PP_REC_CPU_EXTRA = 10,
 };
 
 /* How the process image that wrote the file came to be. */
@@ -104,6 +113,8 @@ enum pp_end_how {
                                       stack's innermost frame is the <GC> pseudo-frame */
 #define PP_SAMPLE_EXCEPTION 0x10u  /* an exception was being raised, or handled (an
                                       except block, sys.exc_info() not empty) */
+#define PP_SAMPLE_RESERVED  0x80u  /* never written: readers mark CPU_EXTRA's
+                                      samples with it */
 
 /* PP_REC_HEADER flags. */
 #define PP_HDR_FREE_THREADED 0x01u
@@ -115,6 +126,7 @@ enum pp_end_how {
 #define PP_MAX_STRING       (64u << 10)  /* bytes of one string           */
 #define PP_MAX_ARGV         4096u        /* argv entries kept in a header */
 #define PP_MAX_ID           (1u << 28)   /* any string/code/node/thread id */
+#define PP_MAX_CPU_EXTRA    (1u << 24)   /* one CPU_EXTRA entry's count   */
 
 /* ---- varints: used by both sides, so defined here once. -------------- */
 

@@ -704,8 +704,14 @@ void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
     emit(PP_REC_THREAD, &b);
 }
 
+/* This tick's CPU_EXTRA entries: rare (a sampler that missed deadlines
+ * while threads ran), so a small fixed buffer. */
+static uint8_t cpu_extra[1024];
+static size_t cpu_extra_len;
+
 void writer_tick_begin(uint64_t mono_ns)
 {
+    cpu_extra_len = 0;      /* a fork child may inherit a tick half made */
     /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
      * jitter are noise that zstd cannot compress, and the remainder is
      * carried to the next tick so that times never drift. */
@@ -732,9 +738,28 @@ void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
     w.tick[w.tick_len++] = (uint8_t)flags;
 }
 
+void writer_cpu_extra(uint32_t thread_idx, unsigned flags, uint32_t count)
+{
+    const struct path *p = thread_idx < w.npaths &&
+                           w.paths[thread_idx].gen == w.gen ?
+                           &w.paths[thread_idx] : NULL;
+    uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
+    if (!count || !leaf || cpu_extra_len + 32 > sizeof cpu_extra)
+        return;
+    if (count > PP_MAX_CPU_EXTRA)
+        count = PP_MAX_CPU_EXTRA;
+    cpu_extra_len += pp_put_varint(cpu_extra + cpu_extra_len, thread_idx);
+    cpu_extra_len += pp_put_varint(cpu_extra + cpu_extra_len, leaf);
+    cpu_extra[cpu_extra_len++] = (uint8_t)(flags | PP_SAMPLE_ON_CPU);
+    cpu_extra_len += pp_put_varint(cpu_extra + cpu_extra_len, count);
+}
+
 void writer_tick_end(void)
 {
     record(PP_REC_TICK, w.tick, w.tick_len);
+    if (cpu_extra_len)
+        record(PP_REC_CPU_EXTRA, cpu_extra, cpu_extra_len);
+    cpu_extra_len = 0;
 }
 
 /* Rejects since the last flush by leaf node.  A full table counts the

@@ -59,6 +59,12 @@ void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
                    unsigned flags);
 void writer_tick_end(void);
 
+/* After writer_sample(thread_idx, ..., flags) in the same tick: count more
+ * CPU-mode samples of that sample's stack (the CPU time the thread used in
+ * deadlines the sampler missed), written after the tick as a CPU_EXTRA
+ * record.  Entries past the record's room are dropped. */
+void writer_cpu_extra(uint32_t thread_idx, unsigned flags, uint32_t count);
+
 /* A sample of thread idx was rejected: counted under the leaf of the
  * thread's last sample, for the next flush's REJECTS record. */
 void writer_reject(uint32_t thread_idx);

@@ -63,6 +63,7 @@ struct thread_slot {
     uint64_t cpu_ns;
     double credit;          /* CPU time not yet counted, in ticks (on_cpu) */
     double threshold;       /* the credit the next PP_SAMPLE_ON_CPU takes  */
+    uint64_t missed_seen;   /* counters.missed at the thread's last sample */
     /* The program's name of the thread (thread_name.h), looked for at the
      * slot's first samples and then once a second: its hash (0 = none
      * found), the time of the next look (tick_now's clock), the looks left
@@ -219,30 +220,46 @@ static double uniform01(void)
     return ((double)v + 1.0) / 9007199254740992.0;
 }
 
-/* Whether this sample takes PP_SAMPLE_ON_CPU.  Counted, a thread's
- * flagged samples give its CPU time in ticks, at any load (pyprof(7), "CPU
- * mode"; pyprof(5)): the CPU time the kernel counted since the thread's
- * previous sample goes to its credit, in ticks of the rate asked, and a
- * sample takes the flag when the credit reaches a threshold drawn anew
- * from (0, 1] after each flag, which spends one tick of it.  So a thread
- * that gets a third of a CPU has about one sample in three flagged, spread
- * at random, rather than none because it never ran for half of an
- * interval.  CPU time beyond CREDIT_MAX ticks (a thread not sampled for a
- * while: ticks missed, stacks rejected) is dropped rather than lent to
- * the stacks of later samples. */
+/* Whether this sample takes PP_SAMPLE_ON_CPU, and how many more CPU-mode
+ * samples of its stack it is worth (*extra).  Counted, a thread's flagged
+ * samples and extras give its CPU time in ticks, at any load (pyprof(7),
+ * "CPU mode"; pyprof(5), CPU_EXTRA): the CPU time the kernel counted since
+ * the thread's previous sample goes to its credit, in ticks of the rate
+ * asked, and a sample takes the flag when the credit reaches a threshold
+ * drawn anew from (0, 1] after each flag, which spends one tick of it.  So
+ * a thread that gets a third of a CPU has about one sample in three
+ * flagged, spread at random, rather than none because it never ran for
+ * half of an interval.  Deadlines the sampler missed (kept off its CPU by
+ * a busy machine) cannot flag samples that were never taken: the CPU time
+ * the thread used in them stays in the credit, and whatever whole ticks
+ * of it remain after the flag go to this sample's stack as extras.
+ * Credit beyond CREDIT_MAX ticks plus those missed deadlines (a thread
+ * not sampled at deadlines that were served: stacks rejected) is dropped
+ * rather than lent to the stacks of later samples. */
 #define CREDIT_MAX 2.0
 
-static int on_cpu(struct thread_slot *s, uint64_t cpu)
+static int on_cpu(struct thread_slot *s, uint64_t cpu, uint32_t *extra)
 {
+    uint64_t missed = counters.missed - s->missed_seen;
+    *extra = 0;
+    s->missed_seen = counters.missed;
     if (s->cpu_ns == UINT64_MAX || cpu <= s->cpu_ns)
         return 0;
+    double cap = CREDIT_MAX + (double)(missed < PP_MAX_CPU_EXTRA ? missed
+                                                                  : PP_MAX_CPU_EXTRA);
     s->credit += (double)(cpu - s->cpu_ns) * (double)pp_config.hz / 1e9;
-    if (s->credit > CREDIT_MAX)
-        s->credit = CREDIT_MAX;
+    if (s->credit > cap)
+        s->credit = cap;
     if (s->credit < s->threshold)
         return 0;
     s->credit -= 1.0;
     s->threshold = uniform01();
+    if (s->credit >= 2.0) {
+        /* keep one tick and the fraction, as a thread on time would */
+        double n = (double)(uint64_t)(s->credit - 1.0);
+        *extra = (uint32_t)n;
+        s->credit -= n;
+    }
     return 1;
 }
 
@@ -277,6 +294,7 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
     s->cpu_ns = UINT64_MAX;        /* first sample: on-CPU unknown -> off */
     s->credit = 0;
     s->threshold = uniform01();
+    s->missed_seen = counters.missed;
     s->name_tries = 8;
     name_thread(s, bind ? tstate : 0, 1);
     return s;
@@ -318,10 +336,13 @@ static void take(const struct pyvm_thread *t, int bind)
     if (bind && s->tstate == t->tstate)
         name_thread(s, t->tstate, 0);
     unsigned flags = t->flags;
-    if (on_cpu(s, cpu))
+    uint32_t extra;
+    if (on_cpu(s, cpu, &extra))
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
     writer_sample(s->idx, t, flags);
+    if (extra)
+        writer_cpu_extra(s->idx, flags, extra);
     counters.samples++;
 }
 

@@ -447,6 +447,43 @@ Test(forged, rejects_under_a_stack_never_defined_are_damage)
     free(raw.b);
 }
 
+/* A CPU_EXTRA entry that cannot be one (no stack, a thread never named,
+ * a count of 0 or past the format's bound, no CPU flag) is damage; the
+ * entries before it count.  A flag byte with the reserved bit set in a
+ * TICK is read without it. */
+Test(forged, a_cpu_time_record_that_cannot_be_is_damage)
+{
+    const uint64_t bad[][4] = {
+        { 1, 0, 1, 2 }, { 2, 1, 1, 2 }, { 1, 1, 1, 0 },
+        { 1, 1, 1, (uint64_t)PP_MAX_CPU_EXTRA + 1 }, { 1, 1, 0, 2 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct rb raw = { 0 };
+        one_stack(&raw);
+        rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+        /* dt 1000 (two varint bytes), thread 1, leaf 1, flags byte 0x81 */
+        put_bytes(&raw, (const uint8_t[]){ PP_REC_TICK, 5, 0xe8, 0x07, 1, 1,
+                                          1 | PP_SAMPLE_RESERVED }, 7);
+        uint64_t both[8] = { 1, 1, 1, 3, bad[i][0], bad[i][1], bad[i][2], bad[i][3] };
+        rec(&raw, PP_REC_CPU_EXTRA, both, 8);
+        const char *path = to_file(&raw);
+        struct rd_file *f = rd_read(path);
+        cr_assert(f->problem && strstr(f->problem, "bad CPU time record"),
+                  "case %zu: %s", i, f->problem);
+        cr_assert_eq(f->samples, 1u);
+        cr_assert_eq(f->cpu_extra, 3u, "case %zu: the good entry before the bad one "
+                     "counts", i);
+        for (size_t k = 0; k < f->counts_cap; k++)
+            if (f->counts[k].count == 1)
+                cr_assert_eq(f->counts[k].flags, PP_SAMPLE_ON_CPU,
+                             "a TICK's reserved bit is the reader's, not the file's");
+        rd_free(f);
+        all_reports(path);
+        unlink(path);
+        free(raw.b);
+    }
+}
+
 /* A file's start with a pseudo-frame (file ~; its CODE record with
  * boundary appended when that is not 0) called by outer (in /x.py):
  * strings 1-4, codes 1 (outer) and 2 (pseudo), nodes 1 (outer) and 2 (the

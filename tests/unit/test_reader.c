@@ -259,6 +259,22 @@ static uint64_t open_file_of(uint64_t uid, char *script, const char *version)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The same after writing a whole profile first, for the writer's
+ * configuration. */
+static uint64_t configured_file_of(uint64_t uid, char *script, const char *version)
+{
+    struct written first;
+    write_profile(&first);
+    return open_file_of(uid, script, version);
+}
+
+/* MainThread (tid 4242) in two: inner over outer, holding the GIL. */
+static struct pyvm_thread main_in(struct pyvm_frame *two)
+{
+    return (struct pyvm_thread){ .tstate = 1, .native_tid = 4242,
+                                 .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2, .frames = two };
+}
+
 /* The file of image uid in the output directory ("" when there is none). */
 static void file_of(uint64_t uid, char *path, size_t cap)
 {
@@ -292,12 +308,9 @@ static void one_thread_ticks(uint64_t t0, int from, int to, const struct pyvm_th
  * at its first tick), and the parent's goes on untouched. */
 Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
 {
-    struct written first;
-    write_profile(&first);            /* the writer's configuration */
-    uint64_t t0 = open_file_of(0x61, "app.py", "3.12.1");
+    uint64_t t0 = configured_file_of(0x61, "app.py", "3.12.1");
     struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
-    struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
-                             .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2, .frames = two };
+    struct pyvm_thread a = main_in(two);
     struct writer_counters c = { 0 };
     one_thread_ticks(t0, 0, 31, &a, a.flags | PP_SAMPLE_ON_CPU, &c);
     writer_flush(&c);
@@ -606,28 +619,98 @@ Test(reports, rejects_under_2_percent_of_ticks_are_not_remarked)
     free(text);
 }
 
+/* Ends the file of image uid with counters c and reads it back whole
+ * (its path into path). */
+static struct rd_file *end_and_read(uint64_t uid, const struct writer_counters *c,
+                                    char *path, size_t cap)
+{
+    writer_end(PP_END_EXIT, 0, c);
+    file_of(uid, path, cap);
+    struct rd_file *f = rd_read(path);
+    cr_assert_null(f->problem, "%s", f->problem);
+    cr_assert(f->complete);
+    return f;
+}
+
 /* A frame whose line is below -1 (decoded from a code object caught
  * half-built) is written as a frame of unknown line: the file reads whole. */
 Test(reader, a_line_below_minus_one_is_written_as_unknown)
 {
-    struct written first;
-    write_profile(&first);            /* the writer's configuration */
-    uint64_t t0 = open_file_of(0x71, "bad_line.py", "3.10.13");
+    uint64_t t0 = configured_file_of(0x71, "bad_line.py", "3.10.13");
     struct pyvm_frame two[2] = { { &inner, -7 }, { &outer, INT32_MIN } };
-    struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
-                             .frames = two };
+    struct pyvm_thread a = main_in(two);
+    a.flags = 0;
     struct writer_counters c = { 0 };
     one_thread_ticks(t0, 0, 5, &a, 0, &c);
-    writer_end(PP_END_EXIT, 0, &c);
     char path[8192];
-    file_of(0x71, path, sizeof path);
-    struct rd_file *f = rd_read(path);
-    cr_assert_null(f->problem, "%s", f->problem);
-    cr_assert(f->complete);
+    struct rd_file *f = end_and_read(0x71, &c, path, sizeof path);
     cr_assert_gt(f->nnodes, 2u);
     cr_assert_eq(f->samples, 5u);
     cr_assert_eq(f->nodes[1].line, -1);
     cr_assert_eq(f->nodes[2].line, -1);
     cr_assert_eq(f->nodes[2].parent, 1u);
     rd_free(f);
+}
+
+/* CPU time of deadlines the sampler missed (writer_cpu_extra): more
+ * CPU-mode samples of the tick's stack, which the reader counts apart and
+ * no other mode keeps; wall and GIL counts, and the samples read, stay
+ * the ticks'. */
+Test(reader, cpu_time_of_missed_deadlines_counts_in_cpu_mode_alone)
+{
+    uint64_t t0 = configured_file_of(0x81, "busy.py", "3.12.1");
+    struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
+    struct pyvm_thread a = main_in(two);
+    struct writer_counters c = { 0 };
+    unsigned on = a.flags | PP_SAMPLE_ON_CPU;
+    one_thread_ticks(t0, 0, 10, &a, on, &c);
+    writer_tick_begin(t0 + 20 * 1000000ULL);
+    writer_sample(1, &a, on);
+    writer_cpu_extra(1, on, 9);         /* the ten deadlines before it */
+    writer_tick_end();
+    c.samples++;
+    c.ticks++;
+    c.missed += 9;
+    writer_tick_begin(t0 + 21 * 1000000ULL);
+    writer_sample(1, &a, 0);
+    writer_cpu_extra(1, 0, 0);          /* nothing to add: no record */
+    writer_tick_end();
+    c.samples++;
+    c.ticks++;
+    char path[8192];
+    struct rd_file *f = end_and_read(0x81, &c, path, sizeof path);
+    cr_assert_eq(f->samples, 12u, "samples read %llu", (unsigned long long)f->samples);
+    cr_assert_eq(f->cpu_extra, 9u, "CPU extras %llu", (unsigned long long)f->cpu_extra);
+    uint64_t plain = 0, extra = 0;
+    for (size_t i = 0; i < f->counts_cap; i++) {
+        const struct rd_count *k = &f->counts[i];
+        if (k->flags & PP_SAMPLE_RESERVED) {
+            cr_assert_eq(k->flags, on | PP_SAMPLE_RESERVED);
+            cr_assert_str_eq(rd_string(f, f->codes[f->nodes[k->leaf].code].qualname),
+                             "Job.inner");
+            extra += k->count;
+        } else {
+            plain += k->count;
+        }
+    }
+    cr_assert_eq(plain, 12u);
+    cr_assert_eq(extra, 9u);
+    rd_free(f);
+    /* 11 flagged samples and 9 extras in CPU mode; 12 in wall mode, 11
+     * holding the GIL; wall with --exclude-idle is CPU mode */
+    char *paths[] = { path };
+    struct { enum m_mode mode; int idle; uint64_t want; } cases[] = {
+        { MODE_CPU, 0, 20 }, { MODE_WALL, 0, 12 }, { MODE_GIL, 0, 11 },
+        { MODE_WALL, 1, 20 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct m_options mo = { .mode = cases[i].mode, .exclude_idle = cases[i].idle };
+        struct model *m = model_build(paths, 1, &mo, 1);
+        cr_assert_not_null(m);
+        cr_assert_eq(m->samples, cases[i].want, "mode %d%s: %llu samples, expected %llu",
+                     cases[i].mode, cases[i].idle ? " --exclude-idle" : "",
+                     (unsigned long long)m->samples, (unsigned long long)cases[i].want);
+        cr_assert_eq(m->samples_all, 12u);
+        model_free(m);
+    }
 }

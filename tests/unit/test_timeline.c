@@ -43,6 +43,18 @@ static const char *two_threads(void)
     return path;
 }
 
+/* A header, outer (/x.py:1) as code 1 with node 1 at its line 2, and
+ * thread 1, MainThread. */
+static void outer_only(struct rb *raw)
+{
+    header(raw);
+    rec_str(raw, PP_REC_STRING, 1, "outer");
+    rec_str(raw, PP_REC_STRING, 2, "/x.py");
+    rec(raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
+    rec(raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, pp_zigzag(2) }, 4);
+    rec_str(raw, PP_REC_THREAD, 1, "MainThread");
+}
+
 static void has(const char *doc, const char *want)
 {
     cr_assert(strstr(doc, want), "expected %s in:\n%s", want, doc);
@@ -101,6 +113,36 @@ Test(timeline, gecko_samples_keep_their_tick_times_and_gaps_have_no_stack)
     unlink(path);
 }
 
+/* CPU time of missed deadlines (a CPU_EXTRA record after the tick at
+ * 6 ms: two more samples of MainThread's outer) is, in CPU mode, two
+ * samples of no duration before that tick's sample: the weights still tile
+ * the thread's time, and the samples are those the other formats count.
+ * Wall mode does not show them. */
+Test(timeline, cpu_time_of_missed_deadlines_is_samples_of_no_duration_in_cpu_mode)
+{
+    struct rb raw = { 0 };
+    outer_only(&raw);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000000, 1, 1, 1 }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 5000000, 1, 1, 1 }, 4);
+    rec(&raw, PP_REC_CPU_EXTRA, (uint64_t[]){ 1, 1, 1, 2 }, 4);
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000000, 1, 1, 1 }, 4);
+    const char *path = to_file(&raw);
+    char *doc = report_of(path, MODE_CPU, GROUP_NONE, out_speedscope);
+    has(doc, "MainThread (tid 4242, 5 samples)");
+    has(doc, "\"samples\": [[0],[0],[0],[0],[0]],\n   \"weights\": "
+             "[5000000,0,0,1000000,10000000]");
+    free(doc);
+    doc = report_of(path, MODE_WALL, GROUP_NONE, out_speedscope);
+    has(doc, "\"samples\": [[0],[0],[0]],\n   \"weights\": "
+             "[5000000,1000000,10000000]");
+    free(doc);
+    doc = report_of(path, MODE_CPU, GROUP_NONE, out_gecko);
+    has(doc, "\"data\": [[0,1.000,0],[0,6.000,0],[0,6.000,0],[0,6.000,0],[0,7.000,0]]");
+    free(doc);
+    unlink(path);
+    free(raw.b);
+}
+
 static size_t count(const char *s, const char *what)
 {
     size_t n = 0;
@@ -112,13 +154,8 @@ static size_t count(const char *s, const char *what)
 Test(timeline, a_long_thread_comes_back_whole_through_the_spool)
 {
     struct rb raw = { 0 };
-    header(&raw);
-    rec_str(&raw, PP_REC_STRING, 1, "outer");
-    rec_str(&raw, PP_REC_STRING, 2, "/x.py");
-    rec(&raw, PP_REC_CODE, (uint64_t[]){ 1, 1, 2, 1, 1 }, 5);
-    rec(&raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, pp_zigzag(2) }, 4);
+    outer_only(&raw);
     rec(&raw, PP_REC_NODE, (uint64_t[]){ 2, 0, 1, pp_zigzag(3) }, 4);
-    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
     enum { TICKS = 50000 };
     for (uint64_t i = 0; i < TICKS; i++)
         rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1 + i % 2, 1 }, 4);
