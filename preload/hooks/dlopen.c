@@ -21,6 +21,7 @@
 
 #include "base/identity.h"
 #include "hooks/hooks.h"
+#include "python/asyncio_tasks.h"
 #include "sample/lifecycle.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
@@ -67,8 +68,10 @@ void *dlopen_wrapped(const char *file, int mode)
     if (!real_dlopen)
         real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
     void *h = real_dlopen ? real_dlopen(file, mode) : NULL;
-    if (h)
+    if (h) {
         detect_if_unseen();
+        asyncio_tasks_loaded();     /* an extension module: _asyncio? */
+    }
     return h;
 }
 

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "guard/safe_read.h"
 #include "python/codecache.h"
+#include "python/asyncio_tasks.h"
 #include "python/exc_state.h"
 #include "python/framecache.h"
 #include "python/layout/layout.h"
@@ -162,6 +163,7 @@ int pyvm_detect(void)
     codecache_types(code_type, str_type, bytes_type);
     exc_state_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "_Py_NoneStruct"));
     thread_name_attach(L, str_type);
+    asyncio_tasks_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "PyCoro_Type"), str_type);
     if (walk_attach(L, runtime, init_shim_code) != 0) {
         L = NULL;
         return refuse("out of memory");

@@ -59,6 +59,8 @@ struct pyvm_frame {
     struct code_info *code;         /* never NULL; file_id/file_gen are the
                                        writer's to set                    */
     int32_t line;                   /* -1 when unknown                    */
+    uintptr_t addr;                 /* the frame's address (0: a pseudo-
+                                       frame), for placing asyncio tasks  */
 };
 
 /* One sampled thread.  frames[0] is the innermost frame. */

@@ -166,6 +166,7 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
         if (walk[i].info) {
             out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
             out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            out[PP_MAX_DEPTH - 1 - kept].addr = walk[i].addr;
             kept++;
         }
     /* Dropped incomplete frames are innermost: same_outer is unaffected. */
@@ -259,6 +260,7 @@ int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
         if (walk[i].info) {
             out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
             out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
+            out[PP_MAX_DEPTH - 1 - kept].addr = walk[i].addr;
             kept++;
         }
     for (unsigned i = same; i < base + (unsigned)n; i++)

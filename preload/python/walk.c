@@ -933,6 +933,7 @@ static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
         for (unsigned i = 0; i < tc->depth; i++) {
             out[PP_MAX_DEPTH - 1 - i].code = tc->frames[i].info;
             out[PP_MAX_DEPTH - 1 - i].line = tc->frames[i].line;
+            out[PP_MAX_DEPTH - 1 - i].addr = tc->frames[i].addr;
         }
     tc->seen = tick_no;
     tc->seq = ++sample_seq;

@@ -32,6 +32,7 @@
 #include "python/thread_name.h"
 #include "sample/interp_join.h"
 #include "sample/pseudo_frames.h"
+#include "sample/task_frames.h"
 #include "sample/lifecycle.h"
 #include "base/log.h"
 #include "record/not_profiled.h"
@@ -64,6 +65,7 @@ struct thread_slot {
     double credit;          /* CPU time not yet counted, in ticks (on_cpu) */
     double threshold;       /* the credit the next PP_SAMPLE_ON_CPU takes  */
     uint64_t missed_seen;   /* counters.missed at the thread's last sample */
+    uint8_t spliced;        /* its last sample had asyncio tasks spliced in */
     /* The program's name of the thread (thread_name.h), looked for at the
      * slot's first samples and then once a second: its hash (0 = none
      * found), the time of the next look (tick_now's clock), the looks left
@@ -295,6 +297,7 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
     s->credit = 0;
     s->threshold = uniform01();
     s->missed_seen = counters.missed;
+    s->spliced = 0;
     s->name_tries = 8;
     name_thread(s, bind ? tstate : 0, 1);
     return s;
@@ -335,6 +338,19 @@ static void take(const struct pyvm_thread *t, int bind)
         return;
     if (bind && s->tstate == t->tstate)
         name_thread(s, t->tstate, 0);
+    /* asyncio tasks: frames spliced into the stack, so that the writer's
+     * reuse of the previous sample's outer frames (same_outer) does not
+     * hold across a sample that has them or had them */
+    int spliced;
+    t = task_frames(t, &spliced);
+    struct pyvm_thread fresh;
+    if (spliced || s->spliced) {
+        fresh = *t;
+        fresh.seq = fresh.prev_seq = 0;
+        fresh.same_outer = 0;
+        t = &fresh;
+    }
+    s->spliced = (uint8_t)spliced;
     unsigned flags = t->flags;
     uint32_t extra;
     if (on_cpu(s, cpu, &extra))

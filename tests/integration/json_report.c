@@ -32,6 +32,23 @@ const struct pp_json *pp_json_process(const struct pp_json *doc, long pid,
     return NULL;
 }
 
+const struct pp_json *pp_json_stacks(const struct pp_python *py,
+                                     const struct pp_json *doc)
+{
+    const struct pp_json *st = pp_json_get(doc, "stacks");
+    pp_assert(py, st && st->type == PP_JARR, "no stacks in the JSON report");
+    return st;
+}
+
+const char *pp_json_frame(const struct pp_json *stack, size_t i, const char *what)
+{
+    const struct pp_json *fr = pp_json_get(stack, "frames");
+    if (!fr || fr->type != PP_JARR || i >= fr->n)
+        return "";
+    const char *s = pp_json_str(&fr->items[i], what);
+    return s ? s : "";
+}
+
 int pp_json_stack_has(const struct pp_json *stack, const char *fn)
 {
     const struct pp_json *frames = pp_json_get(stack, "frames");

@@ -20,6 +20,14 @@ const struct pp_json *pp_json_report(const struct pp_python *py, const char *dir
 const struct pp_json *pp_json_process(const struct pp_json *doc, long pid,
                                       const char *started_by);
 
+/* The report's "stacks" (the test fails when there are none). */
+const struct pp_json *pp_json_stacks(const struct pp_python *py,
+                                     const struct pp_json *doc);
+
+/* Field what ("name", "file") of frame i of stack, outermost first; ""
+ * when there is none. */
+const char *pp_json_frame(const struct pp_json *stack, size_t i, const char *what);
+
 /* Whether stack (one element of "stacks") has a frame named fn. */
 int pp_json_stack_has(const struct pp_json *stack, const char *fn);
 

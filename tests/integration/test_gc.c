@@ -13,14 +13,9 @@
 
 #define GC_HZ 200
 
-/* The name of frame i of a JSON stack ("" when there is none). */
 static const char *frame_name(const struct pp_json *stack, size_t i)
 {
-    const struct pp_json *fr = pp_json_get(stack, "frames");
-    if (!fr || fr->type != PP_JARR || i >= fr->n)
-        return "";
-    const char *n = pp_json_str(&fr->items[i], "name");
-    return n ? n : "";
+    return pp_json_frame(stack, i, "name");
 }
 
 /* Runs gc_churn.py in mode and checks its <GC> samples: always
@@ -36,8 +31,7 @@ static void check_gc(const struct pp_python *py, const char *mode,
     double truth = pp_run_measuring(py, "gc_churn.py", args, dir, GC_HZ, "gc_share");
 
     const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
-    const struct pp_json *st = pp_json_get(doc, "stacks");
-    pp_assert(py, st && st->type == PP_JARR, "no stacks in the JSON report");
+    const struct pp_json *st = pp_json_stacks(py, doc);
     double gc = 0, loop = 0, misplaced = 0, in_work = 0, loop_gc = 0;
     char first_bad[256] = "";
     for (size_t i = 0; i < st->n; i++) {

@@ -49,6 +49,10 @@ struct expect {
     int owner_skip_max;
     uint32_t exc_current, exc_info;   /* PyThreadState, from the headers */
     uint32_t localsplus, ht_cached_keys;
+    /* asyncio tasks: a coroutine's frame and state, a frame's stack
+     * pointer (0 before 3.14), the state of an awaiting coroutine */
+    uint32_t gen_iframe, gen_frame_state, fr_stackpointer;
+    int8_t awaiting, awaiting_locked, executing;
 };
 
 /* Parses the image as 3.minor and checks every field. */
@@ -78,6 +82,14 @@ static void check(int minor, const struct expect *e)
     cr_expect_geq(l->ts_read, e->exc_info + 8);
     cr_expect_eq(l->attr.fr_localsplus, e->localsplus);
     cr_expect_eq(l->attr.ht_cached_keys, e->ht_cached_keys);
+    cr_expect_eq(l->task.gen_iframe, e->gen_iframe);
+    cr_expect_eq(l->task.gen_frame_state, e->gen_frame_state);
+    cr_expect_eq(l->task.fr_stackpointer, e->fr_stackpointer);
+    if (e->gen_iframe) {
+        cr_expect_eq(l->task.awaiting, e->awaiting);
+        cr_expect_eq(l->task.awaiting_locked, e->awaiting_locked);
+        cr_expect_eq(l->task.executing, e->executing);
+    }
     cr_expect_eq(l->attr.inst, INST_INLINE_313);
     cr_expect_eq(l->attr.values_header, 8);
     cr_expect_eq(l->attr.tp_flags, 168);
@@ -153,6 +165,7 @@ Test(debug_offsets, python_3_14_10)
         { 408, 8 },
         { 600, 16 }, { 608, 32 },
         { 624, 32 }, { 632, 16 }, { 640, 40 },
+        { 664, 160 }, { 680, 72 }, { 688, 67 }, { 296, 64 },  /* gen, stackpointer */
     };
     static const struct expect e = {
         .rt_finalizing = 784, .rt_interp_head = 808, .is_id = 7280, .is_next = 7272,
@@ -161,7 +174,9 @@ Test(debug_offsets, python_3_14_10)
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255,
         .exc_current = 112, .exc_info = 120, .localsplus = 80,
-        .ht_cached_keys = 880 };
+        .ht_cached_keys = 880,
+        .gen_iframe = 72, .gen_frame_state = 67, .fr_stackpointer = 64,
+        .awaiting = -1, .awaiting_locked = -1, .executing = 0 };
     build(14, f, sizeof f / sizeof *f);
     check(14, &e);
 }
@@ -182,6 +197,7 @@ Test(debug_offsets, python_3_15_2)
         { 696, 16 }, { 704, 32 },
         { 720, 32 }, { 728, 16 }, { 736, 40 }, { 744, 56 },
         { 288, 136 }, { 296, 288 }, { 304, 0 },  /* exception, exc_state, value */
+        { 792, 160 }, { 808, 72 }, { 816, 67 }, { 360, 64 },  /* gen, stackpointer */
     };
     static const struct expect e = {
         .rt_finalizing = 912, .rt_interp_head = 936, .is_id = 7272, .is_next = 7264,
@@ -191,7 +207,9 @@ Test(debug_offsets, python_3_15_2)
         .fr_owner = 74, .co_code_adaptive = 208, .co_firsttraceable = 192,
         .code_tag_mask = 3, .owner_skip_max = 255,
         .exc_current = 136, .exc_info = 144, .localsplus = 80,
-        .ht_cached_keys = 888 };
+        .ht_cached_keys = 888,
+        .gen_iframe = 72, .gen_frame_state = 67, .fr_stackpointer = 64,
+        .awaiting = 2, .awaiting_locked = 3, .executing = 4 };
     build(15, f, sizeof f / sizeof *f);
     check(15, &e);
     /* Debug offsets that put the current exception elsewhere than the

@@ -78,8 +78,8 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     memset(w, 0, sizeof *w);
     w->open_ns = t0 - before;
     for (int t = 0; t < profile_ticks; t++) {
-        struct pyvm_frame two[2] = { { &inner, 6 + t % 3 }, { &outer, 2 } };
-        struct pyvm_frame one[1] = { { &outer, 3 } };
+        struct pyvm_frame two[2] = { { &inner, 6 + t % 3, 0 }, { &outer, 2, 0 } };
+        struct pyvm_frame one[1] = { { &outer, 3, 0 } };
         struct pyvm_thread a = { .tstate = 1, .native_tid = 4242,
                                  .flags = PP_SAMPLE_HOLDS_GIL, .depth = 2,
                                  .frames = two };
@@ -309,7 +309,7 @@ static void one_thread_ticks(uint64_t t0, int from, int to, const struct pyvm_th
 Test(reader, a_fork_child_and_its_parent_each_write_a_whole_file)
 {
     uint64_t t0 = configured_file_of(0x61, "app.py", "3.12.1");
-    struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
+    struct pyvm_frame two[2] = { { &inner, 7, 0 }, { &outer, 2, 0 } };
     struct pyvm_thread a = main_in(two);
     struct writer_counters c = { 0 };
     one_thread_ticks(t0, 0, 31, &a, a.flags | PP_SAMPLE_ON_CPU, &c);
@@ -413,7 +413,7 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     struct writer_counters c = { 0 };
     for (int t = 0; t < ticks; t++) {
-        struct pyvm_frame two[2] = { { &inner, 6 + t % 3 }, { &outer, 2 } };
+        struct pyvm_frame two[2] = { { &inner, 6 + t % 3, 0 }, { &outer, 2, 0 } };
         struct pyvm_thread a = { .tstate = 1, .native_tid = 4242, .depth = 2,
                                  .frames = two };
         writer_tick_begin(t0 + (uint64_t)t * 1000000ULL + (uint64_t)(t % 7) * 4096);
@@ -637,7 +637,7 @@ static struct rd_file *end_and_read(uint64_t uid, const struct writer_counters *
 Test(reader, a_line_below_minus_one_is_written_as_unknown)
 {
     uint64_t t0 = configured_file_of(0x71, "bad_line.py", "3.10.13");
-    struct pyvm_frame two[2] = { { &inner, -7 }, { &outer, INT32_MIN } };
+    struct pyvm_frame two[2] = { { &inner, -7, 0 }, { &outer, INT32_MIN, 0 } };
     struct pyvm_thread a = main_in(two);
     a.flags = 0;
     struct writer_counters c = { 0 };
@@ -659,7 +659,7 @@ Test(reader, a_line_below_minus_one_is_written_as_unknown)
 Test(reader, cpu_time_of_missed_deadlines_counts_in_cpu_mode_alone)
 {
     uint64_t t0 = configured_file_of(0x81, "busy.py", "3.12.1");
-    struct pyvm_frame two[2] = { { &inner, 7 }, { &outer, 2 } };
+    struct pyvm_frame two[2] = { { &inner, 7, 0 }, { &outer, 2, 0 } };
     struct pyvm_thread a = main_in(two);
     struct writer_counters c = { 0 };
     unsigned on = a.flags | PP_SAMPLE_ON_CPU;

@@ -41,6 +41,10 @@ struct dbg_positions {
     uint32_t co_firsttraceable;
     struct exc_layout exc;
     uint32_t ht_cached_keys;     /* the rest of attr is the same in all */
+    /* gen_object.gi_iframe, gi_frame_state, interpreter_frame.stackpointer
+     * (0: none, 3.13); the frame states are pycore_frame.h's */
+    uint32_t gen_iframe, gen_frame_state, fr_stackpointer;
+    int8_t st_awaiting, st_awaiting_locked, st_executing;
     uintptr_t code_tag_mask;
     int owner_skip_min, owner_skip_max;
 };
@@ -77,6 +81,8 @@ static const struct dbg_positions positions[] = {
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
       .exc = { .ts_current = 112, .ts_exc_info = 120, .item_previous = 8 },
       .ht_cached_keys = 880,
+      .gen_iframe = 680, .gen_frame_state = 688, .fr_stackpointer = 296,
+      .st_awaiting = -1, .st_awaiting_locked = -1, .st_executing = 0,
       /* 3 = owned by the interpreter, 4 = C stack: both are shims */
       .owner_skip_min = 3, .owner_skip_max = 255 },
     /* 3.15 adds base_frame and the profilers' last_profiled_frame (+ seq)
@@ -100,6 +106,8 @@ static const struct dbg_positions positions[] = {
       .co_firsttraceable = 192, .code_tag_mask = 3,     /* Py_TAG_BITS */
       .exc = { .ts_current = 136, .ts_exc_info = 144, .item_previous = 8 },
       .ht_cached_keys = 888,
+      .gen_iframe = 808, .gen_frame_state = 816, .fr_stackpointer = 360,
+      .st_awaiting = 2, .st_awaiting_locked = 3, .st_executing = 4,
       /* the C-stack owner is gone; 3 = owned by the interpreter (entry
        * frames and the thread state's base frame) is the only shim */
       .owner_skip_min = 3, .owner_skip_max = 255 },
@@ -236,6 +244,21 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     /* Every offset must land inside the object it belongs to. */
     uint64_t ts_size = field(raw, p->ts_size), fr_size = field(raw, p->fr_size),
              co_size = field(raw, p->co_size);
+    /* Only asyncio's tasks need them (not on free-threaded builds, whose
+     * task lists are per thread and locked): off rather than refused. */
+    if (p->gen_iframe && !free_threaded) {
+        uint64_t gen_size = field(raw, p->gen_iframe - 16);  /* gen_object.size */
+        l->task = (struct task_layout){
+            .gen_iframe = (uint32_t)field(raw, p->gen_iframe),
+            .gen_frame_state = (uint32_t)field(raw, p->gen_frame_state),
+            .fr_stackpointer = (uint32_t)field(raw, p->fr_stackpointer),
+            .awaiting = p->st_awaiting, .awaiting_locked = p->st_awaiting_locked,
+            .executing = p->st_executing };
+        if (l->task.gen_iframe >= gen_size ||
+            l->task.gen_frame_state >= gen_size || gen_size > 4096 ||
+            l->task.fr_stackpointer + 8 > fr_size)
+            l->task.gen_iframe = 0;
+    }
     /* Only thread names need it: off rather than refused. */
     if (l->attr.fr_localsplus >= fr_size + 8 || l->attr.fr_localsplus < 8)
         l->attr.fr_localsplus = 0;

@@ -70,6 +70,19 @@ struct exc_layout {
     uint32_t item_previous;      /* _PyErr_StackItem.previous_item          */
 };
 
+/* What reading asyncio's tasks needs of the runtime (python/
+ * asyncio_tasks.c); the tasks' own layout is the _asyncio module's debug
+ * section, found at run time.  gen_iframe 0: not read (before 3.14, and
+ * free-threaded builds). */
+struct task_layout {
+    uint32_t gen_iframe;         /* a coroutine's frame, inside the object   */
+    uint32_t gen_frame_state;    /* int8_t gi_frame_state                    */
+    uint32_t fr_stackpointer;    /* _PyInterpreterFrame.stackpointer         */
+    int8_t awaiting;             /* FRAME_SUSPENDED_YIELD_FROM               */
+    int8_t awaiting_locked;      /* 3.15: ..._LOCKED, else the same          */
+    int8_t executing;            /* FRAME_EXECUTING                          */
+};
+
 /* How an instance keeps its attributes, and what a dict is like: for
  * reading the name of a threading.Thread (python/thread_name.c). */
 enum inst_kind {
@@ -178,6 +191,7 @@ struct py_layout {
     struct resumer_layout resumer;
     struct exc_layout exc;
     struct attr_layout attr;
+    struct task_layout task;
 
     /* objects */
     uint32_t ob_type;
