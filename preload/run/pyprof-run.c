@@ -43,8 +43,11 @@ static void usage(FILE *o)
           "      --no-follow    profile the command only, not its descendants\n"
           "      --only GLOB    profile only processes whose command line matches\n"
           "  -q, --quiet        no summary\n"
-          "      --report FILE  merge into FILE when the command ends\n"
-          "      --format F     format of --report (default: from FILE's extension)\n"
+          "      --report FILE  merge into FILE when the command ends, in the\n"
+          "                     format its extension says (.html .txt .json .pb.gz\n"
+          "                     .pstats .speedscope.json .gecko.json .collapsed)\n"
+          "      --report-format F  the report's format whatever the extension\n"
+          "                     (as pyprof-merge --format; --format is the same)\n"
           "  -h, --help         this text\n"
           "  -V, --version      version\n", o);
 }
@@ -340,19 +343,38 @@ static int mkdirs(const char *dir)
     return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* The report's format by FILE's extension (pyprof-run(1), REPORT), the
+ * longer suffixes first; NULL when the extension says none. */
+static const struct { const char *ext, *fmt; } report_formats[] = {
+    { ".speedscope.json", "speedscope" }, { ".gecko.json", "gecko" },
+    { ".pb.gz", "pprof" }, { ".pprof", "pprof" }, { ".pstats", "pstats" },
+    { ".prof", "pstats" }, { ".html", "html" }, { ".htm", "html" },
+    { ".json", "json" }, { ".txt", "text" }, { ".collapsed", "collapsed" },
+    { ".folded", "collapsed" },
+};
+
 static const char *format_of(const char *file)
 {
     size_t n = strlen(file);
-    struct { const char *ext, *fmt; } map[] = {
-        { ".txt", "text" }, { ".json", "json" }, { ".collapsed", "collapsed" },
-        { ".folded", "collapsed" },
-    };
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
-        size_t e = strlen(map[i].ext);
-        if (n > e && !strcmp(file + n - e, map[i].ext))
-            return map[i].fmt;
+    for (size_t i = 0; i < sizeof report_formats / sizeof *report_formats; i++) {
+        size_t e = strlen(report_formats[i].ext);
+        if (n > e && !strcmp(file + n - e, report_formats[i].ext))
+            return report_formats[i].fmt;
     }
-    return "text";
+    return NULL;
+}
+
+static const char *const merge_formats[] = {
+    "text", "json", "collapsed", "html", "pprof", "pstats", "lines", "speedscope",
+    "gecko",
+};
+
+static int known_format(const char *f)
+{
+    for (size_t i = 0; i < sizeof merge_formats / sizeof *merge_formats; i++)
+        if (!strcmp(f, merge_formats[i]))
+            return 1;
+    return 0;
 }
 
 /* Runs argv, waits, returns the wait status (or -1); with out_file, its
@@ -487,7 +509,8 @@ int main(int argc, char **argv)
         { "output", required_argument, 0, 'o' }, { "rate", required_argument, 0, 'r' },
         { "no-follow", no_argument, 0, 'N' }, { "only", required_argument, 0, 'O' },
         { "quiet", no_argument, 0, 'q' }, { "report", required_argument, 0, 'R' },
-        { "format", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' },
+        { "format", required_argument, 0, 'F' },
+        { "report-format", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
     };
     const char *out = "pyprof.out", *rate = NULL, *only = NULL, *report = NULL,
@@ -520,6 +543,20 @@ int main(int argc, char **argv)
     }
     if (optind >= argc) {
         usage(stderr);
+        return 2;
+    }
+    /* Said before the command runs, not after an hour of it. */
+    if (format && !known_format(format)) {
+        fprintf(stderr, "pyprof-run: --report-format %s: expected text, json, "
+                        "collapsed, html, pprof, pstats, lines, speedscope or gecko\n",
+                format);
+        return 2;
+    }
+    if (report && !format && !(format = format_of(report))) {
+        fprintf(stderr, "pyprof-run: --report %s: its extension names no format "
+                        "(.html, .txt, .json, .pb.gz, .pstats, .speedscope.json, "
+                        ".gecko.json, .collapsed, .folded); add one, or give "
+                        "--report-format\n", report);
         return 2;
     }
     char lib[PATH_MAX], merge[PATH_MAX], dir[PATH_MAX];
@@ -602,7 +639,7 @@ int main(int argc, char **argv)
             report_made = 0;
             fprintf(stderr, "pyprof-run: pyprof-merge not found; no report\n");
         } else {
-            char *margv[] = { merge, "--format", (char *)(format ? format : format_of(report)),
+            char *margv[] = { merge, "--format", (char *)format,
                               "-o", (char *)report, dir, (char *)held_records_spill(), NULL };
             int ms = run(margv, NULL);
             if (ms < 0 || !WIFEXITED(ms) || WEXITSTATUS(ms) > 1) {
@@ -618,7 +655,7 @@ int main(int argc, char **argv)
     if (!quiet)
         say_not_profiled(dir);
     if (!quiet && report && report_made)
-        fprintf(stderr, "pyprof: report in %s\n", report);
+        fprintf(stderr, "pyprof: report (%s) in %s\n", format, report);
     held_records_cleanup();
     return code;
 }

@@ -211,6 +211,86 @@ Test(options, pyprof_run_exits_with_the_commands_status, .timeout = 60)
     }
 }
 
+/* The start of a file (up to n bytes, NUL-terminated) into buf; 0 if it
+ * cannot be read. */
+static size_t head_of(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t got = fread(buf, 1, n - 1, f);
+    fclose(f);
+    buf[got] = 0;
+    return got;
+}
+
+/* pyprof-run --report writes the format its file's extension names
+ * (pyprof-run(1), --report), --report-format overrides it, the summary
+ * says which; an extension that names none, or a format that does not
+ * exist, is refused before the command runs.  Builds before 2026-11-29
+ * wrote text into every file but .json and .collapsed. */
+Test(options, pyprof_run_writes_the_report_in_the_format_its_extension_names,
+     .timeout = 120)
+{
+    const char *run = getenv("PYPROF_TEST_RUN");
+    struct { const char *file, *opt, *fmt, *starts; size_t len; } cases[] = {
+        { "r.html", NULL, "html", "<!DOCTYPE html>", 15 },
+        { "r.txt", NULL, "text", "pyprof report", 13 },
+        { "r.json", NULL, "json", "{\"format\": \"pyprof-report\"", 26 },
+        { "r.speedscope.json", NULL, "speedscope", "{\"$schema\": \"https://www.speedscope", 35 },
+        { "r.gecko.json", NULL, "gecko", "{\"meta\": {", 10 },
+        { "r.pb.gz", NULL, "pprof", "\x1f\x8b", 2 },
+        { "r.pstats", NULL, "pstats", "{(", 2 },
+        { "r.folded", NULL, "collapsed", "", 0 },
+        { "r.html", "json", "json", "{\"format\": \"pyprof-report\"", 26 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *dir = pp_tmpdir();
+        char report[4096], out[4096], head[64];
+        snprintf(report, sizeof report, "%s/%s", dir, cases[i].file);
+        snprintf(out, sizeof out, "%s/out", dir);
+        const char *argv[] = { run, "-o", out, "--report", report,
+                               cases[i].opt ? "--report-format" : "--", cases[i].opt,
+                               "--", "/usr/bin/python3", "-c",
+                               "[i * i for i in range(300000)]", NULL };
+        if (!cases[i].opt)
+            memmove(&argv[5], &argv[7], 5 * sizeof *argv);
+        struct pp_result r;
+        pp_run(&r, argv, NULL, 60, NULL, NULL);
+        cr_expect(r.exited && r.code == 0, "%s: pyprof-run %s\n%s", cases[i].file,
+                  pp_describe(&r), r.err);
+        size_t got = head_of(report, head, sizeof head);
+        cr_expect(got > 0 && !memcmp(head, cases[i].starts, cases[i].len),
+                  "%s (%s): the report starts with \"%.20s\", not %s's \"%s\"",
+                  cases[i].file, cases[i].opt ? cases[i].opt : "by extension", head,
+                  cases[i].fmt, cases[i].starts);
+        char said[4200];
+        snprintf(said, sizeof said, "pyprof: report (%s) in %s", cases[i].fmt, report);
+        cr_expect(strstr(r.err, said), "%s: the summary does not say \"%s\":\n%s",
+                  cases[i].file, said, r.err);
+    }
+    /* refused before the command runs: it would have made the marker */
+    const char *refused[][2] = { { "r.report", NULL }, { "r.html", "flamegraph" } };
+    for (size_t i = 0; i < 2; i++) {
+        const char *dir = pp_tmpdir();
+        char report[4096], marker[4096];
+        snprintf(report, sizeof report, "%s/%s", dir, refused[i][0]);
+        snprintf(marker, sizeof marker, "%s/ran", dir);
+        const char *argv[] = { run, "-q", "-o", dir, "--report", report,
+                               refused[i][1] ? "--report-format" : "--", refused[i][1],
+                               "--", "/usr/bin/touch", marker, NULL };
+        if (!refused[i][1])
+            memmove(&argv[6], &argv[8], 4 * sizeof *argv);
+        struct pp_result r;
+        pp_run(&r, argv, NULL, 30, NULL, NULL);
+        cr_expect(r.exited && r.code == 2, "%s %s: pyprof-run %s, expected exit 2",
+                  refused[i][0], refused[i][1] ? refused[i][1] : "", pp_describe(&r));
+        cr_expect(access(marker, F_OK) != 0, "%s: the command ran", refused[i][0]);
+        cr_expect(strstr(r.err, refused[i][1] ? "--report-format" : "extension"),
+                  "%s: pyprof-run said: %s", refused[i][0], r.err);
+    }
+}
+
 struct sender { const char *ready; int sent; };
 
 /* Once the script is ready, sends pyprof-run (not the script) every
