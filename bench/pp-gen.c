@@ -354,6 +354,12 @@ static int write_file(const char *dir, unsigned file, uint64_t samples,
             drain(ZSTD_e_flush);
         }
     }
+    if (idx % 2) {          /* a worker that titled itself */
+        b.len = 0;
+        snprintf(s, sizeof s, "gen: worker %u [app]", idx);
+        sput(&b, s);
+        emit_buf(PP_REC_TITLE, &b);
+    }
     b.len = 0;
     vput(&b, start + ticks * 1000000ULL);
     b.p[b.len++] = PP_END_EXIT;

@@ -79,7 +79,12 @@ static void process(FILE *o, const struct model *m, size_t i,
         fputs(a ? ", " : "", o);
         out_json_str(o, f->argv[a]);
     }
-    fprintf(o, "], \"executable\": ");
+    fprintf(o, "], \"title\": ");
+    if (f->title)
+        out_json_str(o, f->title);
+    else
+        fputs("null", o);
+    fprintf(o, ", \"executable\": ");
     out_json_str(o, f->executable);
     fprintf(o, ", \"python\": ");
     out_json_str(o, f->python);

@@ -56,6 +56,12 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
     const struct rd_file *f = p->f;
     size_t n = 0;
     buf[0] = 0;
+    /* A title the program set itself says best what it is (gunicorn:
+     * worker [app]); whole, as far as a label goes. */
+    if (f->title && f->title[0] && cap >= 8) {
+        put(buf, 0, cap, f->title, 96);
+        return;
+    }
     if (!f->argc || cap < 8) {
         put(buf, 0, cap, "?", 1);
         return;

@@ -551,6 +551,20 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     case PP_REC_CPU_EXTRA:
         rec_cpu_extra(p, &c);
         return;
+    case PP_REC_TITLE: {
+        /* One buffer, the last title in it: a program may retitle itself
+         * at every request. */
+        uint64_t n = get_v(&c);
+        if (c.bad || n > PP_MAX_TITLE || n != (uint64_t)(c.end - c.p)) {
+            problem(p, "corrupt: bad title record");
+            return;
+        }
+        if (!f->title && !(f->title = str_alloc(p, PP_MAX_TITLE + 1)))
+            return;
+        memcpy(f->title, c.p, (size_t)n);
+        f->title[n] = 0;
+        return;
+    }
     case PP_REC_COUNTERS: {
         struct rd_counters k;
         memset(&k, 0, sizeof k);

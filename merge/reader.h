@@ -45,6 +45,7 @@ struct rd_file {
     char **argv;
     size_t argc;
     char *executable, *python, *hostname;
+    char *title;                 /* the last TITLE record's; NULL: none    */
     uint64_t header_flags;
     /* tables, indexed by id (0 unused) */
     char **strings; size_t nstrings;

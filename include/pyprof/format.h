@@ -86,6 +86,13 @@ enum pp_record_kind {
      * count is at most PP_MAX_CPU_EXTRA.  Absent in files from earlier
      * builds. */
     PP_REC_CPU_EXTRA = 10,
+    /* title:string.  The process's command line as the kernel now shows it
+     * (/proc/PID/cmdline, its NULs as spaces, trailing ones dropped), when
+     * it has changed since the header's argv or the previous TITLE: a
+     * program that sets its title (setproctitle: gunicorn, Celery, uWSGI
+     * workers).  The last one holds.  Absent in files from earlier
+     * builds. */
+    PP_REC_TITLE = 11,
 };
 
 /* How the process image that wrote the file came to be. */
@@ -127,6 +134,7 @@ enum pp_end_how {
 #define PP_MAX_ARGV         4096u        /* argv entries kept in a header */
 #define PP_MAX_ID           (1u << 28)   /* any string/code/node/thread id */
 #define PP_MAX_CPU_EXTRA    (1u << 24)   /* one CPU_EXTRA entry's count   */
+#define PP_MAX_TITLE        4096u        /* bytes of a TITLE's string     */
 
 /* ---- varints: used by both sides, so defined here once. -------------- */
 

@@ -704,6 +704,14 @@ void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
     emit(PP_REC_THREAD, &b);
 }
 
+void writer_title(const char *title)
+{
+    static uint8_t tmp[PP_MAX_TITLE + 16];
+    struct buf b = { tmp, 0, sizeof tmp };
+    put_bytes(&b, title, strnlen(title, PP_MAX_TITLE));
+    emit(PP_REC_TITLE, &b);
+}
+
 /* This tick's CPU_EXTRA entries: rare (a sampler that missed deadlines
  * while threads ran), so a small fixed buffer. */
 static uint8_t cpu_extra[1024];

@@ -53,6 +53,9 @@ uint64_t writer_start_ns(void);
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
                    const char *os_name);
 
+/* The process's title now (PP_REC_TITLE), cut to PP_MAX_TITLE bytes. */
+void writer_title(const char *title);
+
 /* A tick: begin, one writer_sample per sampled thread, end. */
 void writer_tick_begin(uint64_t mono_ns);
 void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -101,6 +102,7 @@ static uint64_t tick_now;   /* CLOCK_MONOTONIC at the tick being taken */
 static uint32_t next_thread_idx;
 static uint64_t last_flush_ns;
 static int file_open;
+static int file_flushed;    /* the open file has been flushed once       */
 static struct deadlines deadlines;
 static int main_gone;       /* the main thread ended with pthread_exit */
 static int threads_stale;   /* a fork child's copy of the parent's table */
@@ -409,11 +411,51 @@ static void count_own_cpu(void)
                               (uint64_t)ts.tv_nsec;
 }
 
+/* The process's title (pyprof(5), TITLE): the hash of its command line
+ * as last written, the header's argv to begin with.  Looked at with each
+ * flush, and at the end of a file that has flushed: not in a fork child
+ * that execs or exits at once, which it would cost a read of /proc. */
+static uint64_t title_hash;
+
+static void title_from_argv(void)
+{
+    char buf[PP_MAX_TITLE];
+    size_t n = 0;
+    for (char *const *a = pp_state.argv; a && *a && n < sizeof buf; a++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", *a);
+    title_hash = pp_hash_bytes(buf, n < sizeof buf ? n : sizeof buf - 1);
+}
+
+static void check_title(void)
+{
+    char buf[PP_MAX_TITLE + 1];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, PP_MAX_TITLE);
+    close(fd);
+    while (n > 0 && !buf[n - 1])
+        n--;
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    buf[n] = 0;
+    uint64_t h = pp_hash_bytes(buf, (size_t)n);
+    if (h != title_hash) {
+        title_hash = h;
+        writer_title(buf);
+    }
+}
+
 static void flush(uint64_t now)
 {
     count_own_cpu();
+    check_title();
     writer_flush(&counters);
     last_flush_ns = now;
+    file_flushed = 1;
 }
 
 /* The file is created when the interpreter is first ready, not at start:
@@ -443,6 +485,8 @@ static int open_file(void)
         return 0;
     }
     clean_threads();
+    title_from_argv();
+    file_flushed = 0;
     file_open = 1;
     /* Deadlines before the interpreter was ready had nothing to sample;
      * the file's account starts with the file (its header's start). */
@@ -524,6 +568,8 @@ static void serve_request(void)
          * this small ends in one stored frame (writer_end). */
         if (file_open > 0) {
             count_own_cpu();
+            if (file_flushed)
+                check_title();
             writer_end(req_how, req_value, &counters);
         }
     }

@@ -211,6 +211,35 @@ Test(options, pyprof_run_exits_with_the_commands_status, .timeout = 60)
     }
 }
 
+/* A program that sets its own title (as setproctitle does) is labelled
+ * by the last title it set while it ran, in the JSON report's "title"
+ * and the text tree's COMMAND (pyprof-merge(1), process labels); the
+ * argv stays as it was.  Builds before 2026-11-29 read the command line
+ * once, when the file began. */
+PP_TEST(options, a_process_that_sets_its_title_is_labelled_by_the_last_one,
+        .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("set_title.py"), "svc: first",
+                           "svc: worker 7 [demo]", "0.5", NULL };
+    pp_run_python(&run, py, dir, 100, NULL, args);
+    pp_expect_ok(py, &run, "set_title.py");
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+    const struct pp_json *proc = pp_json_process(doc, run.pid, NULL);
+    pp_assert(py, proc, "no process %ld in the report", (long)run.pid);
+    const char *title = pp_json_str(proc, "title");
+    pp_expect(py, title && !strcmp(title, "svc: worker 7 [demo]"), "title %s, expected "
+              "the last one set", title ? title : "null");
+    const struct pp_json *argv = pp_json_get(proc, "argv");
+    pp_expect(py, argv && argv->n == 5, "argv has %zu entries, the command line had 5",
+              argv ? argv->n : 0);
+    struct pp_result text;
+    pp_merge(&text, "text", NULL, dir);
+    pp_expect(py, strstr(text.out, " svc: worker 7 [demo]\n"), "the text tree's "
+              "COMMAND is not the title:\n%s", text.out);
+}
+
 /* The start of a file (up to n bytes, NUL-terminated) into buf; 0 if it
  * cannot be read. */
 static size_t head_of(const char *path, char *buf, size_t n)

@@ -163,6 +163,22 @@ Test(tree, a_gunicorn_master_and_its_workers_are_profiled, .timeout = 120)
     }
     cr_expect(master == 1, "expected the master as the one root, found %d", master);
     cr_expect(workers >= 2, "handle_request seen in %d workers", workers);
+    /* With setproctitle (python3-setproctitle) gunicorn titles its
+     * processes, and the report labels them so (pyprof-merge(1)). */
+    if (access("/usr/lib/python3/dist-packages/setproctitle", F_OK) == 0) {
+        int titled_master = 0, titled_workers = 0;
+        for (size_t i = 0; procs && i < procs->n; i++) {
+            const char *t = pp_json_str(&procs->items[i], "title");
+            titled_master += t && !strncmp(t, "gunicorn: master [", 18);
+            titled_workers += t && !strncmp(t, "gunicorn: worker [", 18);
+        }
+        cr_expect(titled_master == 1 && titled_workers == 3, "titles: %d masters and "
+                  "%d workers named as gunicorn names them (expected 1 and 3)",
+                  titled_master, titled_workers);
+    } else {
+        fprintf(stderr, "SKIP: gunicorn's titles: python3-setproctitle is not "
+                        "installed\n");
+    }
     cr_expect(incomplete == 0, "%d files incomplete", incomplete);
 }
 

@@ -356,6 +356,18 @@ static void one_stack(struct rb *raw)
     rec(raw, PP_REC_NODE, (uint64_t[]){ 1, 0, 1, 2 }, 4);
 }
 
+/* One TITLE record holding s. */
+static void rec_bytes_title(struct rb *raw, const char *s)
+{
+    struct rb p = { 0 };
+    put_s(&p, s);
+    uint8_t k = PP_REC_TITLE;
+    put_bytes(raw, &k, 1);
+    put_v(raw, p.n);
+    put_bytes(raw, p.b, p.n);
+    free(p.b);
+}
+
 /* A file from before REJECTS records: its share of rejects is still said,
  * without where the threads were. */
 Test(forged, many_rejects_in_a_file_without_rejects_records_are_said_without_places)
@@ -482,6 +494,35 @@ Test(forged, a_cpu_time_record_that_cannot_be_is_damage)
         unlink(path);
         free(raw.b);
     }
+}
+
+/* TITLE records: the last one holds, in one buffer however many come;
+ * one whose length disagrees with its record, or past the format's bound,
+ * is damage and the title before it stays. */
+Test(forged, the_last_title_holds_and_a_bad_one_is_damage)
+{
+    struct rb raw = { 0 };
+    one_stack(&raw);
+    for (int i = 0; i < 1000; i++)
+        rec_bytes_title(&raw, i % 2 ? "svc: worker [b]" : "svc: worker [a]");
+    const char *path = to_file(&raw);
+    struct rd_file *f = rd_read(path);
+    cr_assert_null(f->problem, "%s", f->problem);
+    cr_expect_str_eq(f->title, "svc: worker [b]");
+    cr_expect_lt(f->allocated, 64u << 10, "1000 titles took %zu bytes", f->allocated);
+    rd_free(f);
+    unlink(path);
+    /* a length past the record's end */
+    uint8_t bad[] = { PP_REC_TITLE, 3, 9, 'a', 'b' };
+    put_bytes(&raw, bad, sizeof bad);
+    path = to_file(&raw);
+    f = rd_read(path);
+    cr_assert(f->problem && strstr(f->problem, "bad title record"), "%s", f->problem);
+    cr_expect_str_eq(f->title, "svc: worker [b]");
+    rd_free(f);
+    all_reports(path);
+    unlink(path);
+    free(raw.b);
 }
 
 /* A file's start with a pseudo-frame (file ~; its CODE record with
