@@ -250,6 +250,8 @@ static void write_procs(FILE *j, const struct model *m)
         out_json_str(j, buf);
         fputs(",\"python\":", j);
         out_json_str(j, f->python);
+        /* seconds a sample stands for (its process's interval) */
+        fprintf(j, ",\"iv\":%.9g", (double)f->interval_ns / 1e9);
         /* The host only where there are several (pids may repeat). */
         if (m->nhosts > 1) {
             fputs(",\"host\":", j);

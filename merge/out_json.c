@@ -105,11 +105,13 @@ static void process(FILE *o, const struct model *m, size_t i,
         fputs("{\"exec\": true}", o);
     else
         fputs("null", o);
-    fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"gc_samples\": %llu, "
+    fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"seconds\": %.6f, "
+               "\"gc_samples\": %llu, "
                "\"exception_samples\": %llu, \"truncated\": %llu, "
                "\"cpu_extra_samples\": %llu, "
                "\"interval_ns\": %llu, \"folded\": %u, \"counters\": ",
             f->complete ? "true" : "false", (unsigned long long)p->group.samples,
+            (double)p->group.samples * (double)f->interval_ns / 1e9,
             (unsigned long long)p->in_gc, (unsigned long long)p->in_exc,
             (unsigned long long)p->truncated, (unsigned long long)f->cpu_extra,
             (unsigned long long)f->interval_ns,
@@ -153,12 +155,15 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         shown += m->procs[i].folded_into < 0;
     fprintf(o, "{\"format\": \"pyprof-report\", \"version\": 1, \"mode\": \"%s\",\n",
             out_mode_name(m->opt.mode));
+    double seconds = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        seconds += (double)m->procs[i].samples * (double)m->procs[i].f->interval_ns / 1e9;
     fprintf(o, " \"totals\": {\"processes\": %zu, \"python_processes\": %u, "
-               "\"samples\": %llu, \"dropped\": %llu, \"missed\": %llu, "
+               "\"samples\": %llu, \"seconds\": %.6f, \"dropped\": %llu, \"missed\": %llu, "
                "\"sampler_cpu_ns\": %llu, \"samples_all_modes\": %llu, "
                "\"gc_samples\": %llu, \"exception_samples\": %llu, "
                "\"truncated\": %llu, \"max_depth\": %u},\n",
-            m->nprocs, m->python_procs, (unsigned long long)m->samples,
+            m->nprocs, m->python_procs, (unsigned long long)m->samples, seconds,
             (unsigned long long)m->dropped, (unsigned long long)m->missed,
             (unsigned long long)m->sampler_cpu_ns,
             (unsigned long long)m->samples_all, (unsigned long long)m->in_gc,

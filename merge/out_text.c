@@ -81,6 +81,27 @@ static void flag_share(FILE *o, const struct model *m, const char *label,
     fputs("\n", o);
 }
 
+/* A count of samples of process p as seconds: each sample stands for one
+ * of its intervals (pyprof-merge(1), "Seconds"). */
+static double secs(const struct model *m, size_t p, uint64_t count)
+{
+    return (double)count * (double)m->procs[p].f->interval_ns / 1e9;
+}
+
+/* The interval every process with samples shares, or 0 when they differ. */
+static uint64_t common_interval(const struct model *m)
+{
+    uint64_t iv = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (!m->procs[i].samples)
+            continue;
+        if (iv && m->procs[i].f->interval_ns != iv)
+            return 0;
+        iv = m->procs[i].f->interval_ns;
+    }
+    return iv;
+}
+
 static void totals(FILE *o, const struct model *m)
 {
     uint64_t first, ticks = 0, asked_ns = 0;
@@ -97,9 +118,12 @@ static void totals(FILE *o, const struct model *m)
     fprintf(o, "  processes       %zu (%u Python)\n", m->nprocs, m->python_procs);
     if (m->nhosts > 1)
         fprintf(o, "  hosts           %zu (each one's times on its own clock)\n", m->nhosts);
-    fprintf(o, "  samples         %llu in %s mode (%llu in all)\n",
-            (unsigned long long)m->samples, out_mode_name(m->opt.mode),
-            (unsigned long long)m->samples_all);
+    double mode_s = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        mode_s += secs(m, i, m->procs[i].samples);
+    fprintf(o, "  samples         %llu in %s mode (%llu in all), %.2f s of threads' "
+               "time\n", (unsigned long long)m->samples, out_mode_name(m->opt.mode),
+            (unsigned long long)m->samples_all, mode_s);
     fprintf(o, "  duration        %.2f s (first start to last end%s)\n", dur,
             m->nhosts > 1 ? ", on the longest host" : "");
     if (busy_s > 0 && asked_ns)
@@ -251,9 +275,9 @@ static void tree_row(FILE *o, const struct model *m, size_t i, int depth)
      * hosts may be the same. */
     if (m->nhosts > 1)
         fprintf(o, "  %-14.14s", m->hosts[p->host]);
-    fprintf(o, "  %*s%-8lld %-6s %8llu %10s %5llu %5llu %9.1f  %-25s %-8s %s%s",
+    fprintf(o, "  %*s%-8lld %-6s %8llu %9.2f %10s %5llu %5llu %9.1f  %-25s %-8s %s%s",
             depth * 2, "", (long long)f->pid, model_started_by(f->started_by),
-            (unsigned long long)p->group.samples, rate,
+            (unsigned long long)p->group.samples, secs(m, i, p->group.samples), rate,
             (unsigned long long)p->group.rejected,
             (unsigned long long)p->group.missed,
             (double)p->group.sampler_cpu_ns / 1e6, ex, f->python, argv,
@@ -281,12 +305,14 @@ static void tree_rows(FILE *o, const struct model *m, const struct groups *kids,
 
 static int tree(FILE *o, const struct model *m)
 {
-    fprintf(o, "\nProcess tree (RATE = ticks/s achieved/asked; REJ rejected; MISS missed "
-               "ticks; SAMPLER = the sampler thread's CPU time, ms)\n");
+    fprintf(o, "\nProcess tree (SECONDS = samples x the process's interval; RATE = "
+               "ticks/s achieved/asked; REJ rejected; MISS missed ticks; SAMPLER = the "
+               "sampler thread's CPU time, ms)\n");
     if (m->nhosts > 1)
         fprintf(o, "  %-14s", "HOST");
-    fprintf(o, "  %-8s %-6s %8s %10s %5s %5s %9s  %-25s %-8s %s\n", "PID", "HOW",
-            "SAMPLES", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON", "COMMAND");
+    fprintf(o, "  %-8s %-6s %8s %9s %10s %5s %5s %9s  %-25s %-8s %s\n", "PID", "HOW",
+            "SAMPLES", "SECONDS", "RATE", "REJ", "MISS", "SAMPLER", "EXIT", "PYTHON",
+            "COMMAND");
     struct groups kids;
     char *shown = calloc(m->nprocs ? m->nprocs : 1, 1);
     int r = shown ? group(&kids, m, m->nprocs, m->nprocs + 1, parent_group) : -1;
@@ -306,7 +332,7 @@ static int tree(FILE *o, const struct model *m)
     return r;
 }
 
-struct fn_count { uint32_t func; uint64_t self, total; };
+struct fn_count { uint32_t func; uint64_t self, total; double self_s, total_s; };
 
 static int cmp_fn(const void *a, const void *b, void *by_total)
 {
@@ -361,16 +387,20 @@ static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
                   size_t n)
 {
     for (size_t i = 0; i < t->ntouched; i++) {
-        t->c[t->touched[i]].self = 0;
-        t->c[t->touched[i]].total = 0;
+        struct fn_count *c = &t->c[t->touched[i]];
+        c->self = c->total = 0;
+        c->self_s = c->total_s = 0;
     }
     t->ntouched = 0;
     t->sum = 0;
     for (size_t k = 0; k < n; k++) {
         const struct m_stack *st = &m->stacks[ix[k]];
         uint64_t visit = ++t->visits;
+        double sec = secs(m, st->proc, st->count);
         t->sum += st->count;
-        t->c[m->frames[m->tnodes[st->leaf - 1].frame].func].self += st->count;
+        struct fn_count *leaf = &t->c[m->frames[m->tnodes[st->leaf - 1].frame].func];
+        leaf->self += st->count;
+        leaf->self_s += sec;
         for (uint32_t nd = st->leaf; nd; nd = m->tnodes[nd - 1].parent) {
             uint32_t fn = m->frames[m->tnodes[nd - 1].frame].func;
             if (t->stamp[fn] != visit) {
@@ -378,6 +408,7 @@ static void tally(struct tally *t, const struct model *m, const uint32_t *ix,
                 if (!t->c[fn].total)
                     t->touched[t->ntouched++] = fn;
                 t->c[fn].total += st->count;
+                t->c[fn].total_s += sec;
             }
         }
     }
@@ -415,16 +446,17 @@ static void top(FILE *o, const struct model *m, struct fn_count *rows, size_t n,
     if (!sum)
         return;
     order(rows, n, k, by_total);
-    fprintf(o, "\n%s\n  %8s %6s %8s %6s  %s\n", title, "SELF", "%", "TOTAL", "%",
-            "FUNCTION (FILE:FIRST LINE)");
+    fprintf(o, "\n%s\n  %8s %6s %9s %8s %6s %9s  %s\n", title, "SELF", "%", "SELF s",
+            "TOTAL", "%", "TOTAL s", "FUNCTION (FILE:FIRST LINE)");
     for (size_t i = 0; i < k && i < n; i++) {
         const struct fn_count *c = &rows[i];
         const struct m_func *f = &m->funcs[c->func];
         if (!(by_total ? c->total : c->self))
             break;
-        fprintf(o, "  %8llu %5.1f%% %8llu %5.1f%%  ",
+        fprintf(o, "  %8llu %5.1f%% %9.3f %8llu %5.1f%% %9.3f  ",
                 (unsigned long long)c->self, 100.0 * (double)c->self / (double)sum,
-                (unsigned long long)c->total, 100.0 * (double)c->total / (double)sum);
+                c->self_s, (unsigned long long)c->total,
+                100.0 * (double)c->total / (double)sum, c->total_s);
         out_escaped(o, f->name);
         fputs(" (", o);
         out_escaped(o, f->file);
@@ -436,11 +468,25 @@ static void top(FILE *o, const struct model *m, struct fn_count *rows, size_t n,
 static void top_all(FILE *o, const struct model *m, struct tally *t, size_t k)
 {
     size_t n = 0;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < m->nfuncs; i++) {
+    uint64_t sum = 0, iv = common_interval(m);
+    if (!iv && m->nstacks) {
+        /* processes at different rates: seconds stack by stack */
+        uint32_t *all = malloc(m->nstacks * sizeof *all);
+        if (!all)
+            return;
+        for (size_t i = 0; i < m->nstacks; i++)
+            all[i] = (uint32_t)i;
+        tally(t, m, all, m->nstacks);
+        free(all);
+        n = t->ntouched;
+        sum = t->sum;
+    }
+    for (uint32_t i = 0; iv && i < m->nfuncs; i++) {
         if (!m->funcs[i].total)
             continue;
-        t->rows[n++] = (struct fn_count){ i, m->funcs[i].self, m->funcs[i].total };
+        t->rows[n++] = (struct fn_count){ i, m->funcs[i].self, m->funcs[i].total,
+                                          (double)m->funcs[i].self * (double)iv / 1e9,
+                                          (double)m->funcs[i].total * (double)iv / 1e9 };
         sum += m->funcs[i].self;
     }
     top(o, m, t->rows, n, sum, k, 0, "Top functions by self, all processes");
@@ -489,11 +535,12 @@ static void threads_section(FILE *o, const struct model *m)
                 rows[k++] = (struct thread_row){ &m->procs[i], &m->procs[i].threads[t] };
     qsort(rows, n, sizeof *rows, cmp_thread_row);
     fprintf(o, "\nThreads by samples (NAME: the program's, [OS: ...] where the OS's differs)\n"
-               "  PID      TID        SAMPLES  NAME\n");
+               "  PID      TID        SAMPLES   SECONDS  NAME\n");
     for (size_t i = 0; i < n && i < THREAD_ROWS; i++) {
         char tn[600];
-        fprintf(o, "  %-8lld %-10u %7llu  ", (long long)rows[i].p->f->pid, rows[i].t->tid,
-                (unsigned long long)rows[i].t->samples);
+        fprintf(o, "  %-8lld %-10u %7llu %9.2f  ", (long long)rows[i].p->f->pid,
+                rows[i].t->tid, (unsigned long long)rows[i].t->samples,
+                (double)rows[i].t->samples * (double)rows[i].p->f->interval_ns / 1e9);
         out_escaped(o, out_thread_name(rows[i].t, tn, sizeof tn));
         fputc('\n', o);
     }

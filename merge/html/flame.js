@@ -15,6 +15,11 @@
   var mode = Math.max(0, MODES.indexOf(D.mode));
   var $ = function (id) { return document.getElementById(id); };
   var fmt = function (n) { return Math.round(n).toLocaleString("en-US"); };
+  /* seconds, to a precision that suits them */
+  var secs = function (x) {
+    return x >= 100 ? x.toFixed(0) + " s" : x >= 1 ? x.toFixed(2) + " s" :
+           x >= 0.001 ? (x * 1000).toFixed(x >= 0.01 ? 0 : 1) + " ms" : x ? "<1 ms" : "0 s";
+  };
   var pct = function (n, of) { return of ? (100 * n / of).toFixed(n * 1000 < of ? 2 : 1) + "%" : "0%"; };
 
   /* ---------------------------------------------------------- functions */
@@ -125,11 +130,15 @@
   /* ---------------------------------------------------------- counting */
   var tval = new Float64Array(T.n + 1), ftot = new Float64Array(NFN), fself = new Float64Array(NFN);
   var btot = new Float64Array(NFN), total = 0, btotal = 0;
+  /* the same in seconds: each sample is its process's interval (iv) */
+  var tsec = new Float64Array(T.n + 1), fsec = new Float64Array(NFN),
+      fselfSec = new Float64Array(NFN), totalSec = 0;
   var procSamples = new Float64Array(NP), threadSamples = new Map();
   var leafLine = new Map(); /* func * 2^21 + line -> self samples */
   function compute() {
     var st = P.stacks, n = st.length, i;
     tval.fill(0); ftot.fill(0); fself.fill(0); procSamples.fill(0);
+    tsec.fill(0); fsec.fill(0); fselfSec.fill(0);
     threadSamples.clear(); leafLine.clear();
     for (i = 0; i < n; i += STRIDE) {
       var p = st[i], th = st[i + 1], leaf = st[i + 2], v = st[i + 3 + mode];
@@ -141,6 +150,9 @@
       if (chosenThread && (chosenThread[0] !== p || chosenThread[1] !== th)) continue;
       tval[leaf] += v;
       fself[T.fn[leaf]] += v;
+      var sv = v * (procs[p].iv || 0);
+      tsec[leaf] += sv;
+      fselfSec[T.fn[leaf]] += sv;
       var lk = T.func[leaf] * 2097152 + T.line[leaf];
       leafLine.set(lk, (leafLine.get(lk) || 0) + v);
     }
@@ -149,8 +161,11 @@
       /* the node's own samples were added above; ftot sums whole subtrees */
       ftot[T.fn[i]] += tval[i];
       tval[T.parent[i]] += tval[i];
+      fsec[T.fn[i]] += tsec[i];
+      tsec[T.parent[i]] += tsec[i];
     }
     total = ftot[0] = tval[0];
+    totalSec = fsec[0] = tsec[0];
     if (DIFF) computeBase();
   }
   function computeBase() {
@@ -297,7 +312,7 @@
       }
       if (w > 28) {
         var text = label(fn), room = Math.floor((w - 8) / cw);
-        if (fn === 0) text += " (" + fmt(total) + " samples)";
+        if (fn === 0) text += " (" + fmt(total) + " samples, " + secs(totalSec) + ")";
         if (text.length > room) text = room > 2 ? text.slice(0, room - 1) + "\u2026" : "";
         if (text) {
           ctx.fillStyle = hit ? "#ffffff" : "#1d2330";
@@ -356,8 +371,8 @@
       loc.className = "loc"; loc.textContent = ffile[fnFunc[f]] + ":" + fline[fnFunc[f]];
       tip.appendChild(loc);
     }
-    var rows = [["total", fmt(ftot[f]) + " samples", pct(ftot[f], total)],
-                ["self", fmt(fself[f]) + " samples", pct(fself[f], total)]];
+    var rows = [["total", fmt(ftot[f]) + " samples \u00b7 " + secs(fsec[f]), pct(ftot[f], total)],
+                ["self", fmt(fself[f]) + " samples \u00b7 " + secs(fselfSec[f]), pct(fself[f], total)]];
     if (zoom) rows.push(["of zoomed", "", pct(ftot[f], ftot[zoom])]);
     if (DIFF) {
       rows.push(["base", fmt(btot[f]) + " samples", pct(btot[f], btotal)]);
@@ -446,7 +461,8 @@
     var b = el("b", "", fmt(total));
     b.id = "total-samples";
     t.appendChild(b);
-    t.appendChild(document.createTextNode(" samples (" + MODES[mode] + ")"));
+    t.appendChild(document.createTextNode(" samples (" + MODES[mode] + ", " +
+                                          secs(totalSec) + " of threads' time)"));
     if (DIFF) {
       t.appendChild(document.createTextNode(" \u00b7 base " + fmt(btotal) + " samples"));
     } else {
@@ -465,6 +481,7 @@
       }
     }
     t.dataset.samples = total;
+    t.dataset.seconds = totalSec;
   }
 
   /* ---------------------------------------------------------- line view */

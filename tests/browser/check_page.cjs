@@ -82,6 +82,11 @@ async function run(browser) {
   // Totals: the page's and the JSON report's, in wall and cpu mode.
   const wall = await total();
   check("total_wall", wall === E.total_wall, "page says " + wall + ", JSON " + E.total_wall);
+  // Seconds beside samples: each sample is its process's interval.
+  const seconds = await page.$eval("#totals", (t) => +t.dataset.seconds);
+  check("seconds", Math.abs(seconds - E.total_wall * E.interval_s) < 1e-6 * (1 + seconds) &&
+        /of threads' time/.test(await page.$eval("#totals", (t) => t.textContent)),
+        "page says " + seconds + " s, JSON " + E.total_wall + " samples of " + E.interval_s + " s");
 
   // Search: the matched function is highlighted, its share shown.
   await page.type("#search", E.search);
@@ -106,8 +111,8 @@ async function run(browser) {
   if (box) {
     await page.mouse.move(box.x + Math.min(box.w / 2, 20), box.y + box.h / 2);
     const tip = await page.$eval("#tip", (t) => (t.hidden ? "" : t.textContent));
-    check("hover_details", tip.includes(E.zoom) && /samples/.test(tip) && tip.includes(E.zoom_file),
-          "tooltip: " + tip);
+    check("hover_details", tip.includes(E.zoom) && /samples/.test(tip) && tip.includes(E.zoom_file) &&
+          /samples \u00b7 [0-9.<]+ m?s/.test(tip), "tooltip: " + tip);
     await shot("html-hover.png");
     // Click zooms; back returns.
     await page.mouse.click(box.x + Math.min(box.w / 2, 20), box.y + box.h / 2);

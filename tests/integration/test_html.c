@@ -279,13 +279,14 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
              "\"search_share\": %.6f, \"zoom\": \"root_spin\", \"zoom_file\": \"flame_tree.py\", "
              "\"child_pid\": %.0f, \"child_samples\": %.0f, \"root_pid\": %.0f, "
              "\"root_samples\": %.0f, \"thread\": %.0f, \"thread_samples\": %.0f, "
-             "\"hot_lines\": [%ld, %ld]}",
+             "\"hot_lines\": [%ld, %ld], \"interval_s\": %.9g}",
              pp_json_num(wall, "totals.samples", -1), pp_json_num(cpu, "totals.samples", -1),
              pp_json_num(cs, "total", 0) / pp_json_num(wall, "totals.samples", 1),
              pp_json_num(child, "pid", -1), pp_json_num(child, "samples", -1),
              pp_json_num(root, "pid", -1), pp_json_num(root, "samples", -1),
-             pp_json_num(thr, "tid", -1), pp_json_num(thr, "samples", -1), hot[0], hot[1]);
-    const char *checks[] = { "total_wall", "search_share", "search_highlight", "hover_details",
+             pp_json_num(thr, "tid", -1), pp_json_num(thr, "samples", -1), hot[0], hot[1],
+             pp_json_num(root, "interval_ns", 0) / 1e9);
+    const char *checks[] = { "total_wall", "seconds", "search_share", "search_highlight", "hover_details",
                              "click_zooms", "back_unzooms", "icicle", "mode_cpu_total", "mode_wall_again",
                              "process_filter", "process_subtree", "process_alone",
                              "thread_filter", "hottest_line", "no_console_errors",

@@ -72,6 +72,9 @@ static inline void rec_str(struct rb *out, int kind, uint64_t id, const char *s)
     free(p.b);
 }
 
+/* The interval the next headers give (a test may change it). */
+static uint64_t forge_interval_ns = 10000000;
+
 static inline void header_argv(struct rb *out, size_t argc, const char *const *argv)
 {
     struct rb p = { 0 };
@@ -85,7 +88,7 @@ static inline void header_argv(struct rb *out, size_t argc, const char *const *a
     uint8_t by = PP_START_ROOT;
     put_bytes(&p, &by, 1);
     put_v(&p, 1700000000000000000ULL);     /* start */
-    put_v(&p, 10000000);                   /* interval */
+    put_v(&p, forge_interval_ns);          /* interval */
     put_v(&p, argc);
     for (size_t i = 0; i < argc; i++)
         put_s(&p, argv[i]);

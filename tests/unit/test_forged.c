@@ -180,7 +180,7 @@ Test(forged, control_bytes_in_names_are_escaped_in_the_text_and_lines_reports)
 
     char *txt = report_of(path, MODE_WALL, GROUP_NONE, out_text);
     char row[256];
-    snprintf(row, sizeof row, "100.0%%  %s (%s:1)\n", shown, file);
+    snprintf(row, sizeof row, "100.0%%     0.010  %s (%s:1)\n", shown, file);
     cr_assert(strstr(txt, row), "no escaped row \"%s\" in:\n%s", row, txt);
     cr_assert_null(strchr(txt, '\x1b'), "a raw escape byte:\n%s", txt);
     cr_assert_null(strstr(txt, "\tg"), "a raw tab:\n%s", txt);
@@ -523,6 +523,37 @@ Test(forged, the_last_title_holds_and_a_bad_one_is_damage)
     all_reports(path);
     unlink(path);
     free(raw.b);
+}
+
+/* Seconds in the text report: each sample is its process's interval,
+ * so 10 samples at 100 Hz and 100 at 1 kHz of f are 0.2 s, in the
+ * function tables, the tree, the threads and the totals. */
+Test(forged, the_text_report_gives_seconds_by_each_process_s_interval)
+{
+    char *paths[2];
+    char keep[2][64];
+    for (int k = 0; k < 2; k++) {
+        struct rb raw = { 0 };
+        forge_interval_ns = k ? 1000000 : 10000000;
+        one_stack(&raw);
+        rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+        for (int i = 0; i < (k ? 100 : 10); i++)
+            rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+        snprintf(keep[k], sizeof keep[k], "%s", to_file(&raw));
+        paths[k] = keep[k];
+        free(raw.b);
+    }
+    forge_interval_ns = 10000000;
+    char *txt = report_of_files(paths, 2, MODE_WALL, GROUP_NONE, out_text);
+    cr_expect(strstr(txt, "110 in wall mode (110 in all), 0.20 s of threads' time\n"),
+              "%s", txt);
+    cr_expect(strstr(txt, "      110 100.0%     0.200      110 100.0%     0.200  f (/x.py:1)"),
+              "%s", txt);
+    cr_expect(strstr(txt, "       10      0.10 "), "the tree's first process:\n%s", txt);
+    cr_expect(strstr(txt, "      100      0.10 "), "the tree's second process:\n%s", txt);
+    free(txt);
+    unlink(paths[0]);
+    unlink(paths[1]);
 }
 
 /* A file's start with a pseudo-frame (file ~; its CODE record with
