@@ -31,6 +31,16 @@
     return fname.length - 1;
   }
   P.funcs.forEach(addFunc);
+  /* The roots of the "by process" and "by thread" views: one pseudo-
+   * function per process and per thread, named as the panels name them. */
+  var procFunc = [], threadFunc = [];
+  P.procs.forEach(function (p, i) {
+    var who = (p.host ? p.host + " " : "") + p.pid;
+    procFunc[i] = addFunc(["process " + who + " \u00b7 " + (p.label || p.cmd || ""), "~", 0]);
+    threadFunc[i] = (p.threads || []).map(function (t) {
+      return t ? addFunc(["thread " + who + " \u00b7 " + t[1] + " (tid " + t[0] + ")", "~", 0]) : -1;
+    });
+  });
   /* A diff's base knows a function by qualified name and file. */
   var baseFunc = B ? B.funcs.map(function (f) {
     var i = byKey.get(f[0] + "\u0000" + f[1]);
@@ -69,14 +79,47 @@
   var T = trie(P, P.funcs.map(function (_, i) { return i; }));
   var TB = B ? trie(B, baseFunc) : null;
   var NFN = fnParent.length;
-  /* children of each flame node, as one array of slices */
-  var kidStart = new Int32Array(NFN + 1), kids = new Int32Array(Math.max(NFN - 1, 1));
-  (function () {
+  /* children of each flame node, as one array of slices (made again when
+   * a view adds nodes) */
+  var kidStart, kids;
+  function makeKids() {
+    NFN = fnParent.length;
+    kidStart = new Int32Array(NFN + 1);
+    kids = new Int32Array(Math.max(NFN - 1, 1));
     for (var f = 1; f < NFN; f++) kidStart[fnParent[f] + 1]++;
     for (var i = 0; i < NFN; i++) kidStart[i + 1] += kidStart[i];
     var at = kidStart.slice(0, NFN);
     for (f = 1; f < NFN; f++) kids[at[fnParent[f]]++] = f;
-  })();
+  }
+  makeKids();
+  /* Views: 0 merged (every process's stacks in one tree), 1 by process,
+   * 2 by thread (a root box per process or thread).  A grouped view's
+   * nodes are made the first time it is shown: for each stack, the flame
+   * node of its leaf under its group's root. */
+  var view = 0, viewLeaf = [null, null, null];
+  function makeView(v) {
+    if (v === 0 || viewLeaf[v]) return;
+    var st = P.stacks, n = st.length / STRIDE, leafOf = new Int32Array(n), memo = new Map();
+    function under(g, node) {              /* flame node of trie node under root g */
+      if (!node) return g;
+      var k = g * (T.n + 1) + node, f = memo.get(k);
+      if (f === undefined) {
+        f = fnode(under(g, T.parent[node]), T.func[node]);
+        memo.set(k, f);
+      }
+      return f;
+    }
+    for (var s = 0; s < n; s++) {
+      var p = st[s * STRIDE], th = st[s * STRIDE + 1], leaf = st[s * STRIDE + 2];
+      if (leaf < 1 || leaf > T.n || p >= P.procs.length) { leafOf[s] = -1; continue; }
+      var gf = v === 1 ? procFunc[p] : (threadFunc[p][th] >= 0 ? threadFunc[p][th] : procFunc[p]);
+      leafOf[s] = under(fnode(0, gf), leaf);
+    }
+    viewLeaf[v] = leafOf;
+    makeKids();
+    ftot = new Float64Array(NFN); fself = new Float64Array(NFN); btot = new Float64Array(NFN);
+    fsec = new Float64Array(NFN); fselfSec = new Float64Array(NFN);
+  }
   /* Whether a node is the outermost of its function / of its line on
    * its path: a recursive function's samples count once. */
   var outerFunc = new Uint8Array(T.n + 1), outerLine = new Uint8Array(T.n + 1);
@@ -156,16 +199,36 @@
       var lk = T.func[leaf] * 2097152 + T.line[leaf];
       leafLine.set(lk, (leafLine.get(lk) || 0) + v);
     }
-    for (i = T.n; i >= 1; i--) {
-      if (!tval[i]) continue;
-      /* the node's own samples were added above; ftot sums whole subtrees */
-      ftot[T.fn[i]] += tval[i];
-      tval[T.parent[i]] += tval[i];
-      fsec[T.fn[i]] += tsec[i];
-      tsec[T.parent[i]] += tsec[i];
+    if (view) {
+      /* a grouped view: each stack's value on its leaf's node under its
+       * group, then up the flame tree (a node's parent comes first) */
+      fself.fill(0); fselfSec.fill(0);
+      var leafOf = viewLeaf[view];
+      for (i = 0; i < n; i += STRIDE) {
+        var f0 = leafOf[i / STRIDE], p0 = st[i], v0 = st[i + 3 + mode];
+        if (f0 < 0 || !v0 || !sel[p0]) continue;
+        if (chosenThread && (chosenThread[0] !== p0 || chosenThread[1] !== st[i + 1])) continue;
+        var s0 = v0 * (procs[p0].iv || 0);
+        ftot[f0] += v0; fself[f0] += v0; fsec[f0] += s0; fselfSec[f0] += s0;
+      }
+      for (var f1 = NFN - 1; f1 >= 1; f1--) {
+        ftot[fnParent[f1]] += ftot[f1];
+        fsec[fnParent[f1]] += fsec[f1];
+      }
+      total = ftot[0];
+      totalSec = fsec[0];
+    } else {
+      for (i = T.n; i >= 1; i--) {
+        if (!tval[i]) continue;
+        /* the node's own samples were added above; ftot sums whole subtrees */
+        ftot[T.fn[i]] += tval[i];
+        tval[T.parent[i]] += tval[i];
+        fsec[T.fn[i]] += tsec[i];
+        tsec[T.parent[i]] += tsec[i];
+      }
+      total = ftot[0] = tval[0];
+      totalSec = fsec[0] = tsec[0];
     }
-    total = ftot[0] = tval[0];
-    totalSec = fsec[0] = tsec[0];
     if (DIFF) computeBase();
   }
   function computeBase() {
@@ -614,6 +677,12 @@
     refresh();
   });
   $("icicle").addEventListener("change", function () { draw(); toRoot(); });
+  $("view").addEventListener("change", function () {
+    view = +$("view").value;
+    makeView(view);
+    zoom = 0; history = [];
+    refresh();
+  });
   $("search").addEventListener("input", function () { setSearch(); draw(); });
   $("back").addEventListener("click", back);
   $("reset").addEventListener("click", function () { zoomTo(0); });
@@ -628,6 +697,7 @@
   if (DIFF) {
     document.body.classList.add("diff");
     $("thread-group").hidden = true;
+    $("view-group").hidden = true;
     $("legend").innerHTML = "<i style=\"background:hsl(218,78%,60%)\"></i> smaller share than base " +
                             "<i style=\"background:hsl(0,78%,60%)\"></i> larger";
   }
@@ -635,6 +705,10 @@
   /* For tests and the console: where a function's first drawn box is. */
   window.pyprof = {
     zoom: function () { return label(zoom); },
+    /* the root's children drawn: [label, samples] */
+    roots: function () {
+      return sortedKids(0).map(function (f) { return [label(f), ftot[f]]; });
+    },
     box: function (name) {
       for (var i = 0; rects && i < rects.f.length; i++)
         if (label(rects.f[i]) === name) {

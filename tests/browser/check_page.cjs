@@ -168,6 +168,27 @@ async function run(browser) {
   }
   await page.click('#procs .proc:first-child');
 
+  // Views: by process, one root box per process with its samples; by
+  // thread, one per thread; merged again, the totals as before.
+  await page.select("#view", "1");
+  const byProc = await page.evaluate(() => window.pyprof.roots());
+  const rootBox = byProc.find((r) => r[0].startsWith("process " + E.root_pid + " \u00b7 "));
+  const childBox = byProc.find((r) => r[0].startsWith("process " + E.child_pid + " \u00b7 "));
+  check("view_by_process", rootBox && childBox && rootBox[1] === E.root_samples &&
+        childBox[1] === E.child_samples && (await total()) === wall,
+        "roots: " + JSON.stringify(byProc));
+  await shot("html-by-process.png");
+  await page.select("#view", "2");
+  const byThread = await page.evaluate(() => window.pyprof.roots());
+  const thBox = byThread.find((r) => r[0].startsWith("thread " + E.root_pid + " \u00b7 ") &&
+                                     r[0].endsWith("(tid " + E.thread + ")"));
+  check("view_by_thread", thBox && thBox[1] === E.thread_samples && (await total()) === wall,
+        "roots: " + JSON.stringify(byThread));
+  await page.select("#view", "0");
+  check("view_merged_again", (await total()) === wall &&
+        (await page.evaluate(() => window.pyprof.roots())).every((r) => !/^process /.test(r[0])),
+        "not back to the merged tree");
+
   // Line view: the hottest line is a marked line of the script, with its text.
   const hot = await page.$eval("#hottest-line", (r) => ({ line: +r.dataset.line,
                                                           code: r.querySelector(".code").textContent }))

@@ -289,7 +289,8 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
     const char *checks[] = { "total_wall", "seconds", "search_share", "search_highlight", "hover_details",
                              "click_zooms", "back_unzooms", "icicle", "mode_cpu_total", "mode_wall_again",
                              "process_filter", "process_subtree", "process_alone",
-                             "thread_filter", "hottest_line", "no_console_errors",
+                             "thread_filter", "view_by_process", "view_by_thread",
+                             "view_merged_again", "hottest_line", "no_console_errors",
                              "no_network", NULL };
     drive(py, dir, page, expect, checks);
 }
