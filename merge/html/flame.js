@@ -172,12 +172,18 @@
 
   /* ---------------------------------------------------------- counting */
   var tval = new Float64Array(T.n + 1), ftot = new Float64Array(NFN), fself = new Float64Array(NFN);
+  /* per function (not per box), for the function table: self, total
+   * (each stack once, however often the function is on it), seconds */
+  var town = new Float64Array(T.n + 1), tsecOwn = new Float64Array(T.n + 1);
+  var funcSelf = new Float64Array(NF), funcTot = new Float64Array(NF),
+      funcSelfSec = new Float64Array(NF), funcTotSec = new Float64Array(NF);
   var btot = new Float64Array(NFN), total = 0, btotal = 0;
   /* the same in seconds: each sample is its process's interval (iv) */
   var tsec = new Float64Array(T.n + 1), fsec = new Float64Array(NFN),
       fselfSec = new Float64Array(NFN), totalSec = 0;
   var procSamples = new Float64Array(NP), threadSamples = new Map();
   var leafLine = new Map(); /* func * 2^21 + line -> self samples */
+  var subtree = null;       /* per trie node: its subtree's samples */
   function compute() {
     var st = P.stacks, n = st.length, i;
     tval.fill(0); ftot.fill(0); fself.fill(0); procSamples.fill(0);
@@ -199,6 +205,22 @@
       var lk = T.func[leaf] * 2097152 + T.line[leaf];
       leafLine.set(lk, (leafLine.get(lk) || 0) + v);
     }
+    /* the function table's counts, from the trie (whatever the view) */
+    town.set(tval); tsecOwn.set(tsec);
+    funcSelf.fill(0); funcTot.fill(0); funcSelfSec.fill(0); funcTotSec.fill(0);
+    var sub = new Float64Array(T.n + 1), subSec = new Float64Array(T.n + 1);
+    sub.set(tval); subSec.set(tsec);
+    for (i = T.n; i >= 1; i--) {
+      sub[T.parent[i]] += sub[i];
+      subSec[T.parent[i]] += subSec[i];
+    }
+    for (i = 1; i <= T.n; i++) {
+      if (!sub[i]) continue;
+      funcSelf[T.func[i]] += town[i];
+      funcSelfSec[T.func[i]] += tsecOwn[i];
+      if (outerFunc[i]) { funcTot[T.func[i]] += sub[i]; funcTotSec[T.func[i]] += subSec[i]; }
+    }
+    subtree = sub;
     if (view) {
       /* a grouped view: each stack's value on its leaf's node under its
        * group, then up the flame tree (a node's parent comes first) */
@@ -420,6 +442,8 @@
   canvas.addEventListener("click", function (ev) {
     var f = at(ev);
     if (f >= 0) zoomTo(f === zoom && f ? fnParent[f] : f);
+    /* the box's function is the table's choice too */
+    if (f > 0 && fnFunc[f] >= 0) chooseFunc(fnFunc[f], false);
   });
   canvas.addEventListener("mousemove", function (ev) {
     var f = at(ev), tip = $("tip");
@@ -643,6 +667,104 @@
     });
   }
 
+  /* ---------------------------------------------------------- functions table */
+  var fnSort = "total", chosenFunc = -1, searchFromTable = false;
+  var FN_ROWS = 300;
+  function fnCells(f) {
+    return [fname[f], ffile[f] + ":" + fline[f], fmt(funcSelf[f]), pct(funcSelf[f], total),
+            secs(funcSelfSec[f]), fmt(funcTot[f]), pct(funcTot[f], total), secs(funcTotSec[f])];
+  }
+  function renderFuncs() {
+    var box = $("funcs");
+    box.textContent = "";
+    var list = [];
+    for (var f = 0; f < NF; f++)
+      if (funcTot[f] > 0 && (!matchFunc || searchFromTable || matchFunc[f])) list.push(f);
+    var key = fnSort === "self" ? funcSelf : fnSort === "name" ? null : funcTot;
+    list.sort(function (a, b) {
+      if (!key) return fname[a] < fname[b] ? -1 : fname[a] > fname[b] ? 1 : a - b;
+      return key[b] - key[a] || a - b;
+    });
+    var tb = el("table", "fn"), hr = tb.createTHead().insertRow();
+    [["name", "function"], ["", "file:line"], ["self", "self"], ["self", "%"], ["self", "self s"],
+     ["total", "total"], ["total", "%"], ["total", "total s"]].forEach(function (h, i) {
+      var th = el("th", i < 2 ? "name" : "", h[1]);
+      if (h[0]) { th.onclick = function () { fnSort = h[0]; renderFuncs(); }; th.dataset.sort = h[0]; }
+      hr.appendChild(th);
+    });
+    var body = tb.createTBody();
+    list.slice(0, FN_ROWS).forEach(function (f) {
+      var tr = body.insertRow();
+      tr.className = "row" + (f === chosenFunc ? " chosen" : "");
+      tr.dataset.func = fname[f];
+      fnCells(f).forEach(function (c, i) { tr.insertCell().textContent = c; tr.cells[i].className = i < 2 ? "name" : ""; });
+      tr.onclick = function () { chooseFunc(f, true); };
+    });
+    box.appendChild(tb);
+    if (list.length > FN_ROWS)
+      box.appendChild(el("p", "hint", (list.length - FN_ROWS) + " more functions (search to find one)"));
+    if (!list.length) box.appendChild(el("p", "hint", "no samples in this selection"));
+    renderSandwich();
+  }
+  /* Callers and callees of the chosen function, merged over every place
+   * it is called: a caller's weight is the samples of the calls it made
+   * (each outermost call once), a callee's the samples under calls from
+   * the function. */
+  function renderSandwich() {
+    var box = $("sandwich");
+    box.textContent = "";
+    if (chosenFunc < 0 || !subtree || !funcTot[chosenFunc]) {
+      box.appendChild(el("p", "hint", "choose a function for its callers and callees"));
+      return;
+    }
+    var F = chosenFunc, callers = new Map(), callees = new Map();
+    for (var i = 1; i <= T.n; i++) {
+      if (!subtree[i]) continue;
+      if (T.func[i] === F && outerFunc[i]) {
+        var up = T.parent[i] ? T.func[T.parent[i]] : -1;
+        callers.set(up, (callers.get(up) || 0) + subtree[i]);
+      }
+      if (T.parent[i] && T.func[T.parent[i]] === F && T.func[i] !== F)
+        callees.set(T.func[i], (callees.get(T.func[i]) || 0) + subtree[i]);
+    }
+    box.appendChild(el("h3", "", fname[F] + " \u00b7 self " + fmt(funcSelf[F]) + " \u00b7 total " +
+                          fmt(funcTot[F]) + " samples (" + secs(funcTotSec[F]) + ")"));
+    [["callers", callers], ["callees", callees]].forEach(function (part) {
+      box.appendChild(el("h3", "", part[0]));
+      var rows = Array.from(part[1].entries()).sort(function (a, b) { return b[1] - a[1]; });
+      var tb = el("table", "fn");
+      tb.id = part[0];
+      var hr = tb.createTHead().insertRow();
+      ["function", "samples", "% of " + fname[F]].forEach(function (h, i) {
+        hr.appendChild(el("th", i ? "" : "name", h));
+      });
+      var body = tb.createTBody();
+      rows.forEach(function (r) {
+        var tr = body.insertRow();
+        tr.className = r[0] >= 0 ? "row" : "";
+        tr.dataset.func = r[0] >= 0 ? fname[r[0]] : "";
+        tr.dataset.samples = r[1];
+        [r[0] >= 0 ? fname[r[0]] : "(process start)", fmt(r[1]), pct(r[1], funcTot[F])]
+          .forEach(function (c, i) { tr.insertCell().textContent = c; tr.cells[i].className = i ? "" : "name"; });
+        if (r[0] >= 0) tr.onclick = function () { chooseFunc(r[0], true); };
+      });
+      if (!rows.length) box.appendChild(el("p", "hint", part[0] === "callers" ? "none" : "none: all self"));
+      else box.appendChild(tb);
+    });
+  }
+  /* A function chosen in the table (mark=true: mark it in the graph by
+   * searching for it) or by a click in the graph. */
+  function chooseFunc(f, mark) {
+    chosenFunc = f;
+    if (mark) {
+      searchFromTable = true;
+      $("search").value = "^" + fname[f].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+      setSearch();
+      draw();
+    }
+    renderFuncs();
+  }
+
   /* ---------------------------------------------------------- wiring */
   function refresh() {
     selectProcs();
@@ -651,6 +773,7 @@
     renderTotals();
     if (!DIFF) { renderProcs(); renderThreads(); }
     renderLines();
+    renderFuncs();
     draw();
     toRoot();
   }
@@ -683,7 +806,10 @@
     zoom = 0; history = [];
     refresh();
   });
-  $("search").addEventListener("input", function () { setSearch(); draw(); });
+  $("search").addEventListener("input", function () {
+    searchFromTable = false;
+    setSearch(); draw(); renderFuncs();
+  });
   $("back").addEventListener("click", back);
   $("reset").addEventListener("click", function () { zoomTo(0); });
   document.addEventListener("keydown", function (ev) {

@@ -189,6 +189,32 @@ async function run(browser) {
         (await page.evaluate(() => window.pyprof.roots())).every((r) => !/^process /.test(r[0])),
         "not back to the merged tree");
 
+  // Function table: root_spin's row has the JSON report's counts; its
+  // callers' samples add up to its total, its callees' and its self too;
+  // choosing it marks it in the graph; sorting by self orders by self.
+  const row = await page.$eval('#funcs tr.row[data-func="' + E.zoom + '"]',
+                               (r) => [...r.cells].map((c) => c.textContent)).catch(() => null);
+  const num = (t) => +String(t).replace(/,/g, "");
+  check("function_table", row && num(row[2]) === E.zoom_self && num(row[5]) === E.zoom_total,
+        "row " + JSON.stringify(row) + ", JSON self " + E.zoom_self + " total " + E.zoom_total);
+  await page.click('#funcs tr.row[data-func="' + E.zoom + '"]');
+  const sum = (id) => page.$$eval("#" + id + " tbody tr", (rs) =>
+    rs.reduce((a, r) => a + +r.dataset.samples, 0)).catch(() => -1);
+  const callers = await sum("callers"), callees = await sum("callees");
+  check("callers_callees", callers === E.zoom_total && callees + E.zoom_self === E.zoom_total,
+        "callers " + callers + ", callees " + callees + ", self " + E.zoom_self +
+        ", total " + E.zoom_total);
+  const marked = await page.$eval("#match", (m) => +m.dataset.share);
+  check("table_marks_graph", Math.abs(marked - E.zoom_total / wall) < 1e-6,
+        "matched share " + marked + ", expected " + E.zoom_total / wall);
+  await shot("html-functions.png");
+  await page.click('#funcs th[data-sort="self"]');
+  const selfs = await page.$$eval("#funcs tbody tr", (rs) => rs.slice(0, 5).map((r) =>
+    +r.cells[2].textContent.replace(/,/g, "")));
+  check("table_sorts", selfs.length > 1 && selfs.every((v, i) => !i || v <= selfs[i - 1]),
+        "self column " + JSON.stringify(selfs));
+  await page.$eval("#search", (s) => { s.value = ""; s.dispatchEvent(new Event("input")); });
+
   // Line view: the hottest line is a marked line of the script, with its text.
   const hot = await page.$eval("#hottest-line", (r) => ({ line: +r.dataset.line,
                                                           code: r.querySelector(".code").textContent }))
