@@ -302,7 +302,7 @@
   /* ---------------------------------------------------------- drawing */
   var canvas = $("flame"), ctx = canvas.getContext("2d");
   var RH = 18, FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
-  var zoom = 0, history = [], rects = null, hoverNode = -1;
+  var zoom = 0, history = [], rects = null, hoverNode = -1, shownMessage = "";
   function hue(s) {
     var h = 0;
     for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
@@ -319,6 +319,7 @@
       return "hsl(" + (d > 0 ? 0 : 218) + ",78%," + (92 - 40 * a).toFixed(0) + "%)";
     }
     var c = colorCache.get(fu);
+    if (!c && ffile[fu] === "~") c = "#b9c3d6";   /* pseudo-frames: <GC>, <task>, roots */
     if (!c) {
       var h = hue(fname[fu]), lib = /[\/\\](lib|Lib)[\/\\]python|site-packages|^<frozen/.test(ffile[fu]);
       c = lib ? "hsl(" + (42 + h % 14) + ",70%," + (68 + (h >> 4) % 10) + "%)"
@@ -375,6 +376,7 @@
     }
     rects = layout(W);
     var icicle = $("icicle").checked, H = (rects.maxd + 1) * RH + 1;
+    if (!total) H = Math.max(H, 3 * RH);
     canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
     canvas.style.width = W + "px"; canvas.style.height = H + "px";
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -382,6 +384,12 @@
     ctx.font = FONT; ctx.textBaseline = "middle";
     var cw = ctx.measureText("abcdefghijklmnopqrstuvwxyz_.").width / 28;
     rects.y = [];
+    if (!total) {
+      /* nothing in this mode and selection: say so rather than a blank */
+      ctx.fillStyle = "#667085";
+      ctx.fillText("no samples in this selection (" + MODES[mode] + " mode)", 8, RH * 1.5);
+    }
+    shownMessage = total ? "" : "no samples";
     for (var i = 0; i < rects.f.length; i++) {
       var fn = rects.f[i], x = rects.x[i], w = rects.w[i];
       var y = icicle ? rects.d[i] * RH : (rects.maxd - rects.d[i]) * RH;
@@ -820,6 +828,10 @@
   window.addEventListener("resize", draw);
   $("title").textContent = (DIFF ? "diff \u00b7 " : "") + (D.title || "");
   document.title = "pyprof " + (DIFF ? "diff " : "") + (D.title || "");
+  if (!DIFF)
+    $("legend").innerHTML = "<i style=\"background:hsl(20,82%,64%)\"></i> the program's code " +
+      "<i style=\"background:hsl(48,70%,72%)\"></i> the standard library and installed packages " +
+      "<i style=\"background:#b9c3d6\"></i> not code (&lt;GC&gt;, &lt;task&gt;, process and thread roots)";
   if (DIFF) {
     document.body.classList.add("diff");
     $("thread-group").hidden = true;
@@ -831,6 +843,7 @@
   /* For tests and the console: where a function's first drawn box is. */
   window.pyprof = {
     zoom: function () { return label(zoom); },
+    message: function () { return shownMessage; },
     /* the root's children drawn: [label, samples] */
     roots: function () {
       return sortedKids(0).map(function (f) { return [label(f), ftot[f]]; });

@@ -139,8 +139,23 @@ async function run(browser) {
   await page.click("#mode-cpu");
   const cpu = await total();
   check("mode_cpu_total", cpu === E.total_cpu && cpu !== wall, "page says " + cpu + ", JSON " + E.total_cpu);
+  // A selection with no samples says so on the graph instead of a blank:
+  // a process with none in exception mode (E.empty_pid, from the JSON).
+  if (E.empty_pid > 0) {
+    await page.click("#mode-exception");
+    await page.click('#procs .proc[data-pid="' + E.empty_pid + '"]');
+    check("empty_says_so", (await total()) === 0 &&
+          (await page.evaluate(() => window.pyprof.message())) === "no samples",
+          "process " + E.empty_pid + " in exception mode: " + (await total()) +
+          " samples, message " + (await page.evaluate(() => window.pyprof.message())));
+    await page.click('#procs .proc:first-child');
+  } else {
+    check("empty_says_so", false, "every process has exception samples: nothing empty to show");
+  }
   await page.click("#mode-wall");
   check("mode_wall_again", (await total()) === wall, "not back to " + wall);
+  check("legend", /standard library/.test(await page.$eval("#legend", (l) => l.textContent)),
+        "legend: " + await page.$eval("#legend", (l) => l.textContent));
 
   // Process filter: one process, then the root with its subtree.
   await page.click('#procs .proc[data-pid="' + E.child_pid + '"]');
