@@ -219,6 +219,16 @@ async function run(browser) {
   check("callers_callees", callers === E.zoom_total && callees + E.zoom_self === E.zoom_total,
         "callers " + callers + ", callees " + callees + ", self " + E.zoom_self +
         ", total " + E.zoom_total);
+  // spin_until is called from three places (root_spin, child_spin,
+  // forked_spin, in three processes): three callers that sum to its total.
+  await page.click('#funcs tr.row[data-func="spin_until"]');
+  const three = await page.$$eval("#callers tbody tr", (rs) => rs.map((r) =>
+    [r.dataset.func, +r.dataset.samples])).catch(() => []);
+  check("callers_three_places", three.length === 3 &&
+        three.reduce((a, r) => a + r[1], 0) === E.spin_total &&
+        ["root_spin", "child_spin", "forked_spin"].every((f) => three.some((r) => r[0] === f)),
+        "callers " + JSON.stringify(three) + ", total " + E.spin_total);
+  await page.click('#funcs tr.row[data-func="' + E.zoom + '"]');
   const marked = await page.$eval("#match", (m) => +m.dataset.share);
   check("table_marks_graph", Math.abs(marked - E.zoom_total / wall) < 1e-6,
         "matched share " + marked + ", expected " + E.zoom_total / wall);

@@ -272,6 +272,8 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
     pp_assert(py, cs, "child_spin is not in the report");
     const struct pp_json *rs = pp_json_find(pp_json_get(wall, "functions"), "name", "root_spin");
     pp_assert(py, rs, "root_spin is not in the report");
+    const struct pp_json *su = pp_json_find(pp_json_get(wall, "functions"), "name", "spin_until");
+    pp_assert(py, su, "spin_until is not in the report");
     /* a process with no samples in exception mode (the forked child,
      * which only spins), for the empty-selection check */
     const struct pp_json *exc = pp_json_report(py, dir, "exception", 0);
@@ -290,19 +292,20 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
              "\"child_pid\": %.0f, \"child_samples\": %.0f, \"root_pid\": %.0f, "
              "\"root_samples\": %.0f, \"thread\": %.0f, \"thread_samples\": %.0f, "
              "\"hot_lines\": [%ld, %ld], \"interval_s\": %.9g, \"zoom_self\": %.0f, "
-             "\"zoom_total\": %.0f, \"empty_pid\": %ld}",
+             "\"zoom_total\": %.0f, \"empty_pid\": %ld, \"spin_total\": %.0f}",
              pp_json_num(wall, "totals.samples", -1), pp_json_num(cpu, "totals.samples", -1),
              pp_json_num(cs, "total", 0) / pp_json_num(wall, "totals.samples", 1),
              pp_json_num(child, "pid", -1), pp_json_num(child, "samples", -1),
              pp_json_num(root, "pid", -1), pp_json_num(root, "samples", -1),
              pp_json_num(thr, "tid", -1), pp_json_num(thr, "samples", -1), hot[0], hot[1],
              pp_json_num(root, "interval_ns", 0) / 1e9, pp_json_num(rs, "self", -1),
-             pp_json_num(rs, "total", -1), empty_pid);
+             pp_json_num(rs, "total", -1), empty_pid, pp_json_num(su, "total", -1));
     const char *checks[] = { "total_wall", "seconds", "search_share", "search_highlight", "hover_details",
                              "click_zooms", "back_unzooms", "icicle", "mode_cpu_total", "mode_wall_again",
                              "process_filter", "process_subtree", "process_alone",
                              "thread_filter", "view_by_process", "view_by_thread",
                              "view_merged_again", "function_table", "callers_callees",
+                             "callers_three_places",
                              "table_marks_graph", "table_sorts", "empty_says_so", "legend",
                              "hottest_line",
                              "no_console_errors",
