@@ -344,6 +344,14 @@ static void keep_counts(struct parser *p)
     f->allocated -= (p->counts_cap - f->counts_used) * sizeof *f->counts;
 }
 
+/* Whether thread t and stack leaf (0: no Python frame, where allowed)
+ * were defined before a record used them. */
+static int defined_use(const struct rd_file *f, uint64_t t, uint64_t leaf, int leaf_zero)
+{
+    return t && t < f->nthreads && f->threads[t].name &&
+           (leaf ? leaf < f->nnodes && f->nodes[leaf].code : leaf_zero);
+}
+
 static void rec_tick(struct parser *p, struct cur *c)
 {
     struct rd_file *f = p->f;
@@ -359,8 +367,7 @@ static void rec_tick(struct parser *p, struct cur *c)
         uint64_t t = get_v(c), leaf = get_v(c);
         /* the reserved bit is the reader's own (CPU_EXTRA below) */
         uint8_t flags = get_u8(c) & (uint8_t)~PP_SAMPLE_RESERVED;
-        if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
-            (leaf && (leaf >= f->nnodes || !f->nodes[leaf].code))) {
+        if (c->bad || !defined_use(f, t, leaf, 1)) {
             problem(p, "corrupt: sample refers to an undefined thread or stack");
             return;
         }
@@ -382,9 +389,8 @@ static void rec_cpu_extra(struct parser *p, struct cur *c)
         uint64_t t = get_v(c), leaf = get_v(c);
         uint8_t flags = get_u8(c);
         uint64_t count = get_v(c);
-        if (c->bad || t == 0 || t >= f->nthreads || !f->threads[t].name ||
-            leaf == 0 || leaf >= f->nnodes || !f->nodes[leaf].code ||
-            !(flags & PP_SAMPLE_ON_CPU) || count == 0 || count > PP_MAX_CPU_EXTRA) {
+        if (c->bad || !defined_use(f, t, leaf, 0) || !(flags & PP_SAMPLE_ON_CPU) ||
+            count == 0 || count > PP_MAX_CPU_EXTRA) {
             problem(p, "corrupt: bad CPU time record");
             return;
         }

@@ -57,50 +57,65 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 }
 
 /* The file offset and size of path's .AsyncioDebug section (ELF64 little
- * endian, as the x86-64 builds pyprof reads); -1 when it has none. */
+ * endian, as the x86-64 builds pyprof reads); -1 when it has none.  The
+ * section headers are read 64 at a time and the section names at once. */
 static int section_of(const char *path, uint64_t *off, uint64_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     int rc = -1;
+    static uint8_t sh[64 * 64];
+    static char names[65536];
     uint8_t eh[64];
     if (pread_all(fd, eh, sizeof eh, 0) != 0 || memcmp(eh, "\177ELF", 4) ||
         eh[4] != 2 || eh[5] != 1)
         goto out;
-    uint64_t shoff;
+    uint64_t shoff, str_off, str_size;
     uint16_t shentsize, shnum, shstrndx;
     memcpy(&shoff, eh + 40, 8);
     memcpy(&shentsize, eh + 58, 2);
     memcpy(&shnum, eh + 60, 2);
     memcpy(&shstrndx, eh + 62, 2);
-    if (shentsize != 64 || !shnum || shnum > 4096 || shstrndx >= shnum)
-        goto out;
-    uint8_t sh[64];
-    uint64_t str_off, str_size;
-    if (pread_all(fd, sh, 64, shoff + (uint64_t)shstrndx * 64) != 0)
+    if (shentsize != 64 || !shnum || shnum > 4096 || shstrndx >= shnum ||
+        pread_all(fd, sh, 64, shoff + (uint64_t)shstrndx * 64) != 0)
         goto out;
     memcpy(&str_off, sh + 24, 8);
     memcpy(&str_size, sh + 32, 8);
-    for (unsigned i = 0; i < shnum; i++) {
-        char name[16];
-        uint32_t at;
-        if (pread_all(fd, sh, 64, shoff + (uint64_t)i * 64) != 0)
+    if (str_size > sizeof names - 1 || pread_all(fd, names, str_size, str_off) != 0)
+        goto out;
+    names[str_size] = 0;
+    for (unsigned i = 0; i < shnum && rc; i += 64) {
+        unsigned n = shnum - i < 64 ? shnum - i : 64;
+        if (pread_all(fd, sh, (size_t)n * 64, shoff + (uint64_t)i * 64) != 0)
             goto out;
-        memcpy(&at, sh, 4);
-        if (at + sizeof name > str_size ||
-            pread_all(fd, name, sizeof name, str_off + at) != 0)
-            continue;
-        if (memcmp(name, ".AsyncioDebug", 14) == 0) {
-            memcpy(off, sh + 24, 8);
-            memcpy(size, sh + 32, 8);
-            rc = 0;
-            break;
+        for (unsigned k = 0; k < n && rc; k++) {
+            uint32_t at;
+            memcpy(&at, sh + k * 64, 4);
+            if (at < str_size && !strcmp(names + at, ".AsyncioDebug")) {
+                memcpy(off, sh + k * 64 + 24, 8);
+                memcpy(size, sh + k * 64 + 32, 8);
+                rc = 0;
+            }
         }
     }
 out:
     close(fd);
     return rc;
+}
+
+/* Candidate files already read and found without the section, so that
+ * the look after each dlopen does not read them again. */
+#define CHECKED 8
+static char checked[CHECKED][256];
+static unsigned nchecked;
+
+static int was_checked(const char *path)
+{
+    for (unsigned i = 0; i < nchecked && i < CHECKED; i++)
+        if (!strcmp(checked[i], path))
+            return 1;
+    return 0;
 }
 
 /* Whether a mapped file may hold _asyncio: the module itself, libpython,
@@ -159,9 +174,12 @@ static int look(void)
                 const char *path = line + path_at;
                 if (strcmp(path, last)) {
                     snprintf(last, sizeof last, "%s", path);
-                    has = candidate(path) &&
+                    has = candidate(path) && !was_checked(path) &&
                           section_of(path, &sec_off, &sec_size) == 0 &&
                           sec_size >= sizeof dbg;
+                    if (!has && candidate(path) && !was_checked(path) &&
+                        strlen(path) < sizeof *checked)
+                        snprintf(checked[nchecked++ % CHECKED], sizeof *checked, "%s", path);
                 }
                 if (has && sec_off >= moff && sec_off - moff < end - start)
                     ok = take_offsets(start + (sec_off - moff));

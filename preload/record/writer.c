@@ -712,6 +712,14 @@ void writer_title(const char *title)
     emit(PP_REC_TITLE, &b);
 }
 
+/* The leaf of thread idx's last sample written in this file (0: none). */
+static uint32_t last_leaf(uint32_t idx)
+{
+    const struct path *p = idx < w.npaths && w.paths[idx].gen == w.gen ?
+                           &w.paths[idx] : NULL;
+    return p && p->len ? p->node[p->len - 1] : 0;
+}
+
 /* This tick's CPU_EXTRA entries: rare (a sampler that missed deadlines
  * while threads ran), so a small fixed buffer. */
 static uint8_t cpu_extra[1024];
@@ -748,10 +756,7 @@ void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
 
 void writer_cpu_extra(uint32_t thread_idx, unsigned flags, uint32_t count)
 {
-    const struct path *p = thread_idx < w.npaths &&
-                           w.paths[thread_idx].gen == w.gen ?
-                           &w.paths[thread_idx] : NULL;
-    uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
+    uint32_t leaf = last_leaf(thread_idx);
     if (!count || !leaf || cpu_extra_len + 32 > sizeof cpu_extra)
         return;
     if (count > PP_MAX_CPU_EXTRA)
@@ -787,10 +792,7 @@ static unsigned reject_slot(uint32_t leaf)
 
 void writer_reject(uint32_t thread_idx)
 {
-    const struct path *p = thread_idx < w.npaths &&
-                           w.paths[thread_idx].gen == w.gen ?
-                           &w.paths[thread_idx] : NULL;
-    uint32_t leaf = p && p->len ? p->node[p->len - 1] : 0;
+    uint32_t leaf = last_leaf(thread_idx);
     unsigned i = reject_slot(leaf);
     if (i == REJECT_SLOTS && nrejects < REJECT_SLOTS) {
         i = nrejects++;
