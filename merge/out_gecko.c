@@ -168,7 +168,14 @@ static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb
     const struct tl_thread *tt = th < t->nthreads ? &t->threads[th] : NULL;
     fputs(first ? "\n    {\"name\": " : ",\n    {\"name\": ", o);
     char tn[600];
-    out_json_str(o, out_thread_name(&p->threads[th], tn, sizeof tn));
+    /* The Firefox Profiler takes a thread named GeckoMain for its
+     * process's main thread, draws the process track's graph from it and
+     * labels the track with processName; any other name leaves the track
+     * without a graph (pyprof-merge(1), "TIME-ORDERED FORMATS"). */
+    if ((long long)p->threads[th].tid == (long long)p->f->pid)
+        out_json_str(o, "GeckoMain");
+    else
+        out_json_str(o, out_thread_name(&p->threads[th], tn, sizeof tn));
     fputs(", \"processType\": \"default\", \"processName\": ", o);
     out_json_str(o, pname);
     fprintf(o, ", \"tid\": %u, \"pid\": %lld, \"registerTime\": %.3f, "

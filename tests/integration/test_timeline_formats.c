@@ -16,8 +16,9 @@
  *   profile format is checked field by field as its importer reads it
  *   (pyprof-merge(1) says so): meta, per-process sub-profiles, per-thread
  *   schemas and tables, every index in range, sample times in order,
- *   locations in the importer's "name (file:line)" form; then the same
- *   totals as above.
+ *   locations in the importer's "name (file:line)" form, each process's
+ *   main thread (and only it) named GeckoMain; then the same totals as
+ *   above.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,15 @@ static void gecko_thread(const struct pp_python *py, const struct pp_json *th,
     pp_assert(py, pp_json_num(th, "pid", -1) == (double)pid, "%s: pid differs within "
               "one process's profile", where);
     long tid = (long)need(py, th, "tid", PP_JNUM, where)->num;
+    /* the main thread is GeckoMain, which the profiler draws the
+     * process track's graph from, and no other thread is */
+    pp_assert(py, (tid == pid) == !strcmp(where, "GeckoMain"),
+              "thread %s (tid %ld) of pid %lld: the main thread, and only it, is "
+              "named GeckoMain", where, tid, pid);
+    char tag[64];
+    snprintf(tag, sizeof tag, "(pid %lld)", pid);
+    pp_assert(py, strstr(pp_json_str(th, "processName"), tag), "%s: processName \"%s\" "
+              "does not say %s", where, pp_json_str(th, "processName"), tag);
     double reg = need(py, th, "registerTime", PP_JNUM, where)->num;
     pp_assert(py, null_or_num(pp_json_get(th, "unregisterTime")), "%s: unregisterTime",
               where);
@@ -468,7 +478,7 @@ static void gecko_thread(const struct pp_python *py, const struct pp_json *th,
 }
 
 static void from_gecko(const struct pp_python *py, const struct pp_json *doc,
-                       struct totals *t, size_t *nprocs)
+                       struct totals *t, size_t *nprocs, size_t *mains)
 {
     const struct pp_json *meta = need(py, doc, "meta", PP_JOBJ, "profile");
     double version = need(py, meta, "version", PP_JNUM, "meta")->num;
@@ -511,8 +521,10 @@ static void from_gecko(const struct pp_python *py, const struct pp_json *doc,
         const struct pp_json *ths = need(py, p, "threads", PP_JARR, "sub-profile");
         pp_assert(py, ths->n > 0, "sub-profile %zu has no threads", i);
         long long pid = (long long)pp_json_num(&ths->items[0], "pid", -1);
-        for (size_t k = 0; k < ths->n; k++)
+        for (size_t k = 0; k < ths->n; k++) {
             gecko_thread(py, &ths->items[k], cats, pid, t);
+            *mains += pp_json_num(&ths->items[k], "tid", -1) == (double)pid;
+        }
     }
 }
 
@@ -521,8 +533,8 @@ static void gecko_case(const struct pp_python *py, const char *dir, const char *
     struct pp_result gk;
     struct totals want = { 0 }, got = { 0 };
     const struct pp_json *doc = merge_both(py, dir, mode, "gecko", &gk, &want);
-    size_t nprocs = 0;
-    from_gecko(py, pp_parse_json(py, &gk), &got, &nprocs);
+    size_t nprocs = 0, mains = 0;
+    from_gecko(py, pp_parse_json(py, &gk), &got, &nprocs, &mains);
     size_t sampled = 0;
     const struct pp_json *procs = pp_json_get(doc, "processes");
     for (size_t i = 0; i < procs->n; i++)
@@ -532,6 +544,11 @@ static void gecko_case(const struct pp_python *py, const char *dir, const char *
     pp_expect(py, nprocs == sampled && sampled >= (strcmp(mode, "wall") ? 1u : 4u),
               "--mode %s: %zu process sub-profiles, %zu processes with samples", mode,
               nprocs, sampled);
+    /* in wall mode every process's main thread has samples: each
+     * track has its graph */
+    pp_expect(py, strcmp(mode, "wall") || mains == nprocs,
+              "--mode wall: %zu process sub-profiles, %zu with a GeckoMain thread", nprocs,
+              mains);
     char what[64];
     snprintf(what, sizeof what, "gecko --mode %s", mode);
     same_totals(py, what, &got, &want);
