@@ -417,13 +417,34 @@ static void count_own_cpu(void)
  * that execs or exits at once, which it would cost a read of /proc. */
 static uint64_t title_hash;
 
+/* The one form both sides are compared in: the arguments as the kernel
+ * gives them (NUL after each), the NULs at the end dropped (an empty last
+ * argument leaves nothing behind it), the others made spaces.  Returns
+ * the length. */
+static size_t title_form(char *buf, size_t n)
+{
+    while (n > 0 && !buf[n - 1])
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    buf[n] = 0;
+    return n;
+}
+
 static void title_from_argv(void)
 {
-    char buf[PP_MAX_TITLE];
+    char buf[PP_MAX_TITLE + 1];
     size_t n = 0;
-    for (char *const *a = pp_state.argv; a && *a && n < sizeof buf; a++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", *a);
-    title_hash = pp_hash_bytes(buf, n < sizeof buf ? n : sizeof buf - 1);
+    for (char *const *a = pp_state.argv; a && *a && n < PP_MAX_TITLE; a++) {
+        size_t k = strnlen(*a, PP_MAX_TITLE - n);
+        memcpy(buf + n, *a, k);
+        n += k;
+        if (n < PP_MAX_TITLE)
+            buf[n++] = 0;
+    }
+    n = title_form(buf, n);
+    title_hash = pp_hash_bytes(buf, n);
 }
 
 static void check_title(void)
@@ -432,17 +453,14 @@ static void check_title(void)
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    ssize_t n = read(fd, buf, PP_MAX_TITLE);
+    ssize_t got = read(fd, buf, PP_MAX_TITLE);
     close(fd);
-    while (n > 0 && !buf[n - 1])
-        n--;
-    if (n <= 0)
+    if (got <= 0)
         return;
-    for (ssize_t i = 0; i < n; i++)
-        if (!buf[i])
-            buf[i] = ' ';
-    buf[n] = 0;
-    uint64_t h = pp_hash_bytes(buf, (size_t)n);
+    size_t n = title_form(buf, (size_t)got);
+    if (!n)
+        return;
+    uint64_t h = pp_hash_bytes(buf, n);
     if (h != title_hash) {
         title_hash = h;
         writer_title(buf);

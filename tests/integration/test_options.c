@@ -238,6 +238,18 @@ PP_TEST(options, a_process_that_sets_its_title_is_labelled_by_the_last_one,
     pp_merge(&text, "text", NULL, dir);
     pp_expect(py, strstr(text.out, " svc: worker 7 [demo]\n"), "the text tree's "
               "COMMAND is not the title:\n%s", text.out);
+    /* A command line that ends in empty arguments, which the kernel shows
+     * as NULs only, is not a title (builds before 2026-11-29 wrote one) */
+    const char *dir2 = pp_tmpdir();
+    const char *args2[] = { pp_script("burn.py"), "0.6", "", "", NULL };
+    pp_run_python(&run, py, dir2, 100, NULL, args2);
+    pp_expect_ok(py, &run, "burn.py 0.6 '' ''");
+    doc = pp_json_report(py, dir2, "wall", 0);
+    proc = pp_json_process(doc, run.pid, NULL);
+    pp_assert(py, proc, "no process %ld in the report", (long)run.pid);
+    title = pp_json_str(proc, "title");
+    pp_expect(py, !title, "a command line ending in empty arguments was taken for the "
+              "title \"%s\"", title ? title : "");
 }
 
 /* The start of a file (up to n bytes, NUL-terminated) into buf; 0 if it
