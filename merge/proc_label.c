@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "pyprof/format.h"
 
 /* Interpreter options that take the next argument as their value. */
 static int takes_value(const char *opt)
@@ -88,7 +89,11 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
             if (!strcmp(o, "-c") && i + 1 < f->argc) {
                 const char *role = mp_role(f->argv[i + 1]);
                 if (role) {
+                    /* the forkserver's children are the pool's workers,
+                     * with its command line */
                     put(buf, n, cap, role, 64);
+                    if (f->started_by == PP_START_FORK && strstr(role, "forkserver"))
+                        put(buf, strlen(buf), cap, " worker", 16);
                     return;
                 }
                 n = put(buf, n, cap, "-c ", 3);

@@ -2,8 +2,8 @@
 
 Each module has FIGURES (the figure ids whose rows it adds) and
 run_all(bench, selected_ids)."""
-from figures import (overhead, cost, sampler_perf, flush_cost, rate, merge,
+from figures import (overhead, cost, sampler_perf, flush_cost, rate, merge, page,
                      exec_cost, cpython_sampler, lodger, rejects, depth)
 
-ALL = (overhead, cost, sampler_perf, flush_cost, rate, merge, exec_cost,
+ALL = (overhead, cost, sampler_perf, flush_cost, rate, merge, page, exec_cost,
        cpython_sampler, lodger, rejects, depth)

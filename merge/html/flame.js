@@ -182,13 +182,12 @@
   var tsec = new Float64Array(T.n + 1), fsec = new Float64Array(NFN),
       fselfSec = new Float64Array(NFN), totalSec = 0;
   var procSamples = new Float64Array(NP), threadSamples = new Map();
-  var leafLine = new Map(); /* func * 2^21 + line -> self samples */
   var subtree = null;       /* per trie node: its subtree's samples */
   function compute() {
     var st = P.stacks, n = st.length, i;
     tval.fill(0); ftot.fill(0); fself.fill(0); procSamples.fill(0);
     tsec.fill(0); fsec.fill(0); fselfSec.fill(0);
-    threadSamples.clear(); leafLine.clear();
+    threadSamples.clear();
     for (i = 0; i < n; i += STRIDE) {
       var p = st[i], th = st[i + 1], leaf = st[i + 2], v = st[i + 3 + mode];
       if (!v || leaf < 1 || leaf > T.n || p >= NP) continue;
@@ -202,8 +201,6 @@
       var sv = v * (procs[p].iv || 0);
       tsec[leaf] += sv;
       fselfSec[T.fn[leaf]] += sv;
-      var lk = T.func[leaf] * 2097152 + T.line[leaf];
-      leafLine.set(lk, (leafLine.get(lk) || 0) + v);
     }
     /* the function table's counts, from the trie (whatever the view) */
     town.set(tval); tsecOwn.set(tsec);
@@ -294,15 +291,17 @@
       if (m && !under[fnParent[f]]) matched += ftot[f];
       under[f] = under[fnParent[f]] | m;
     }
-    $("match").textContent = "matched " + pct(matched, total) + " (" + fmt(matched) + " of " +
-                             fmt(total) + " samples)";
+    $("match").textContent = pct(matched, total) + " matched \u00b7 " + fmt(matched) + " samples";
+    $("match").title = "matched " + pct(matched, total) + " (" + fmt(matched) + " of " +
+                       fmt(total) + " samples)";
     $("match").dataset.share = total ? (matched / total).toFixed(6) : "0";
+    $("match").dataset.samples = matched;
   }
 
   /* ---------------------------------------------------------- drawing */
   var canvas = $("flame"), ctx = canvas.getContext("2d");
   var RH = 18, FONT = "12px system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif";
-  var zoom = 0, history = [], rects = null, hoverNode = -1, shownMessage = "";
+  var zoom = 0, history = [], rects = null, hoverNode = -1, cursor = -1, shownMessage = "";
   function hue(s) {
     var h = 0;
     for (var i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
@@ -337,20 +336,33 @@
   function label(f) {
     return f === 0 ? (DIFF ? "all (new run)" : "all") : fname[fnFunc[f]];
   }
-  /* Rectangles to draw: the zoomed node's ancestors full width, then its
-   * subtree scaled to the width, skipping what is under half a pixel. */
+  /* Rectangles to draw, by row: the zoomed node's ancestors full width
+   * (past ANCESTORS of them, the root, one row that stands for the
+   * others, and the nearest two: a zoom into a deep tower shows its
+   * leaves, not hundreds of full-width rows), then its subtree scaled to
+   * the width, skipping what is under half a pixel. */
+  var ANCESTORS = 4;
   function layout(W) {
-    var out = { f: [], x: [], w: [], d: [] }, maxd = 0;
+    var out = { f: [], x: [], w: [], d: [], elided: -1, hidden: 0 }, maxd = 0;
     if (!ftot[zoom]) zoom = 0;
     var chain = [];
-    for (var a = zoom; ; a = fnParent[a]) { chain.push(a); if (!a) break; }
-    chain.reverse();
-    for (var i = 0; i < chain.length - 1; i++) push(chain[i], 0, W);
+    for (var a = zoom; a; a = fnParent[a]) chain.push(fnParent[a]);
+    chain.reverse();                   /* the root first, the zoom's parent last */
+    var row = 0;
+    if (chain.length > ANCESTORS) {
+      push(chain[0], 0, W, row++);
+      out.hidden = chain.length - 3;
+      out.elided = out.f.length;
+      push(chain[chain.length - 3], 0, W, row++);
+      chain = chain.slice(-2);
+    }
+    for (var i = 0; i < chain.length; i++) push(chain[i], 0, W, row++);
+    var base = row - fnDepth[zoom];
     var scale = ftot[zoom] ? W / ftot[zoom] : 0, todo = [[zoom, 0]];
     while (todo.length) {
       var it = todo.pop(), f = it[0], x = it[1], w = ftot[f] * scale;
       if (w < 0.5) continue;
-      push(f, x, w);
+      push(f, x, w, base + fnDepth[f]);
       var ks = sortedKids(f), cx = x;
       for (var k = 0; k < ks.length; k++) {
         var kw = ftot[ks[k]] * scale;
@@ -358,9 +370,9 @@
         cx += kw;
       }
     }
-    function push(f, x, w) {
-      out.f.push(f); out.x.push(x); out.w.push(w); out.d.push(fnDepth[f]);
-      if (fnDepth[f] > maxd) maxd = fnDepth[f];
+    function push(f, x, w, d) {
+      out.f.push(f); out.x.push(x); out.w.push(w); out.d.push(d);
+      if (d > maxd) maxd = d;
     }
     out.maxd = maxd;
     return out;
@@ -394,18 +406,25 @@
       var fn = rects.f[i], x = rects.x[i], w = rects.w[i];
       var y = icicle ? rects.d[i] * RH : (rects.maxd - rects.d[i]) * RH;
       rects.y.push(y);
-      var hit = matchFunc && fn && matchFunc[fnFunc[fn]];
-      ctx.fillStyle = hit ? "#c026d3" : color(fn);
+      var hit = matchFunc && fn && matchFunc[fnFunc[fn]], elided = i === rects.elided;
+      ctx.fillStyle = elided ? "#e5e7eb" : hit ? "#c026d3" : color(fn);
       ctx.globalAlpha = matchFunc && !hit && fn ? 0.55 : 1;
       ctx.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), RH - 1);
       ctx.globalAlpha = 1;
-      if (fn === hoverNode) {
-        ctx.strokeStyle = "#111827"; ctx.lineWidth = 1.5;
+      if (fn === hoverNode || fn === cursor) {
+        ctx.strokeStyle = fn === cursor ? "#6d28d9" : "#111827";
+        ctx.lineWidth = fn === cursor ? 2.5 : 1.5;
         ctx.strokeRect(x + 0.75, y + 1.25, Math.max(w - 2, 1), RH - 2.5);
       }
       if (w > 28) {
-        var text = label(fn), room = Math.floor((w - 8) / cw);
+        var text = elided ? "\u22ef " + rects.hidden + " more frames (click to see them)" : label(fn),
+            room = Math.floor((w - 8) / cw);
         if (fn === 0) text += " (" + fmt(total) + " samples, " + secs(totalSec) + ")";
+        /* the file's base name too, where there is room for it */
+        else if (!elided && ffile[fnFunc[fn]] !== "~") {
+          var more = text + " \u00b7 " + ffile[fnFunc[fn]].replace(/^.*[\/\\]/, "");
+          if (more.length <= room) text = more;
+        }
         if (text.length > room) text = room > 2 ? text.slice(0, room - 1) + "\u2026" : "";
         if (text) {
           ctx.fillStyle = hit ? "#ffffff" : "#1d2330";
@@ -434,10 +453,16 @@
     if (f === zoom) return;
     history.push(zoom);
     zoom = f;
-    draw();
+    zoomed();
   }
   function back() {
-    if (history.length) { zoom = history.pop(); draw(); }
+    if (history.length) { zoom = history.pop(); zoomed(); }
+  }
+  function zoomed() {
+    draw();
+    toRoot();
+    renderLines();
+    saveState();
   }
   function at(ev) {
     if (!rects) return -1;
@@ -449,17 +474,29 @@
   }
   canvas.addEventListener("click", function (ev) {
     var f = at(ev);
-    if (f >= 0) zoomTo(f === zoom && f ? fnParent[f] : f);
-    /* the box's function is the table's choice too */
+    /* the box's function is the table's choice too, its lines first in
+     * the line view */
     if (f > 0 && fnFunc[f] >= 0) chooseFunc(fnFunc[f], false);
+    if (f >= 0) zoomTo(f === zoom && f ? fnParent[f] : f);
+    cursor = -1;
+    /* the boxes moved: the tooltip describes what is under the pointer now */
+    hover(ev);
   });
-  canvas.addEventListener("mousemove", function (ev) {
-    var f = at(ev), tip = $("tip");
+  canvas.addEventListener("mousemove", hover);
+  function hover(ev) {
+    var f = at(ev);
     if (f !== hoverNode) { hoverNode = f; draw(); }
+    showTip(f, ev.clientX, ev.clientY);
+  }
+  function showTip(f, cx, cy) {
+    var tip = $("tip");
     if (f < 0) { tip.hidden = true; return; }
     tip.textContent = "";
     var name = document.createElement("div");
     name.className = "name"; name.textContent = label(f);
+    if (rects && rects.elided >= 0 && rects.f[rects.elided] === f)
+      name.textContent = "\u22ef " + rects.hidden + " frames not drawn; a click zooms to " +
+                         label(f) + " to show them";
     tip.appendChild(name);
     if (f) {
       var loc = document.createElement("div");
@@ -481,11 +518,11 @@
     });
     tip.appendChild(tb);
     tip.hidden = false;
-    var tx = ev.clientX + 14, ty = ev.clientY + 14;
-    if (tx + tip.offsetWidth > window.innerWidth - 4) tx = Math.max(4, ev.clientX - tip.offsetWidth - 10);
-    if (ty + tip.offsetHeight > window.innerHeight - 4) ty = Math.max(4, ev.clientY - tip.offsetHeight - 10);
+    var tx = cx + 14, ty = cy + 14;
+    if (tx + tip.offsetWidth > window.innerWidth - 4) tx = Math.max(4, cx - tip.offsetWidth - 10);
+    if (ty + tip.offsetHeight > window.innerHeight - 4) ty = Math.max(4, cy - tip.offsetHeight - 10);
     tip.style.left = tx + "px"; tip.style.top = ty + "px";
-  });
+  }
   canvas.addEventListener("mouseleave", function () {
     $("tip").hidden = true;
     if (hoverNode >= 0) { hoverNode = -1; draw(); }
@@ -530,7 +567,7 @@
     })(roots, 0);
   }
   function renderThreads() {
-    var s = $("thread"), keep = s.value;
+    var s = $("thread"), keep = chosenThread ? chosenThread.join(":") : "";
     s.textContent = "";
     var o = el("option", "", "all threads");
     o.value = "";
@@ -587,29 +624,69 @@
     source.set(f[0], m);
   });
   var LINE_FUNCS = 10, WHOLE = 40, CONTEXT = 3;
+  /* The samples the line view counts: the selection's stacks that pass
+   * through the zoomed box and, while a search is on, hold a match; per
+   * trie node, its subtree's samples (sub) and per function and line,
+   * the samples it was the leaf of (leaf). */
+  function lineCounts() {
+    var pass = new Uint8Array(NFN), hit = new Uint8Array(NFN), f;
+    pass[0] = zoom === 0 ? 1 : 0;
+    for (f = 1; f < NFN; f++) {
+      pass[f] = f === zoom || pass[fnParent[f]] ? 1 : 0;
+      hit[f] = hit[fnParent[f]] | (matchFunc ? matchFunc[fnFunc[f]] : 0);
+    }
+    if (matchFunc) for (f = 0; f < NFN; f++) pass[f] &= hit[f];
+    var st = P.stacks, n = st.length, leafOf = view ? viewLeaf[view] : null;
+    var sub = new Float64Array(T.n + 1), leaf = new Map();
+    for (var i = 0; i < n; i += STRIDE) {
+      var p = st[i], th = st[i + 1], lf = st[i + 2], v = st[i + 3 + mode];
+      if (!v || lf < 1 || lf > T.n || p >= NP || !sel[p]) continue;
+      if (chosenThread && (chosenThread[0] !== p || chosenThread[1] !== th)) continue;
+      var fl = leafOf ? leafOf[i / STRIDE] : T.fn[lf];
+      if (fl < 0 || !pass[fl]) continue;
+      sub[lf] += v;
+      var lk = T.func[lf] * 2097152 + T.line[lf];
+      leaf.set(lk, (leaf.get(lk) || 0) + v);
+    }
+    for (i = T.n; i >= 1; i--) sub[T.parent[i]] += sub[i];
+    return { sub: sub, leaf: leaf };
+  }
   function renderLines() {
     var box = $("lines");
     box.textContent = "";
+    var c = lineCounts(), sub = c.sub, leafL = c.leaf, shown = sub[0];
+    var scope = [];
+    if (zoom) scope.push("under " + label(zoom));
+    if (matchFunc) scope.push("matching the search");
+    $("lines-scope").textContent = "samples per source line of the stacks shown" +
+      (scope.length ? ", " + scope.join(", ") : "") + " (" + fmt(shown) + " samples); " +
+      "the function chosen in the graph or the table first";
+    $("lines-scope").dataset.samples = shown;
     var self = new Float64Array(NF), i;
-    leafLine.forEach(function (v, k) { self[Math.floor(k / 2097152)] += v; });
+    leafL.forEach(function (v, k) { self[Math.floor(k / 2097152)] += v; });
     var top = [];
-    for (i = 0; i < NF; i++) if (self[i] > 0) top.push(i);
+    for (i = 0; i < NF; i++) if (self[i] > 0 && i !== chosenFunc) top.push(i);
     top.sort(function (a, b) { return self[b] - self[a]; });
+    var want = new Uint8Array(NF), ftotal = new Float64Array(NF), lineTot = new Map();
+    if (chosenFunc >= 0) {
+      /* the chosen function, whatever its self samples, if it is shown */
+      for (i = 1; i <= T.n; i++)
+        if (T.func[i] === chosenFunc && sub[i]) { top.unshift(chosenFunc); break; }
+    }
     top = top.slice(0, LINE_FUNCS);
     if (!top.length) { box.appendChild(el("p", "hint", "no samples in this selection")); return; }
-    var want = new Uint8Array(NF), ftotal = new Float64Array(NF), lineTot = new Map();
     top.forEach(function (f) { want[f] = 1; });
     for (i = 1; i <= T.n; i++) {
       var fu = T.func[i];
-      if (!want[fu] || !tval[i]) continue;
-      if (outerFunc[i]) ftotal[fu] += tval[i];
+      if (!want[fu] || !sub[i]) continue;
+      if (outerFunc[i]) ftotal[fu] += sub[i];
       if (outerLine[i]) {
         var k = fu * 2097152 + T.line[i];
-        lineTot.set(k, (lineTot.get(k) || 0) + tval[i]);
+        lineTot.set(k, (lineTot.get(k) || 0) + sub[i]);
       }
     }
     var hot = -1, hotv = 0;
-    leafLine.forEach(function (v, k) {
+    leafL.forEach(function (v, k) {
       if (want[Math.floor(k / 2097152)] && v > hotv) { hotv = v; hot = k; }
     });
     top.forEach(function (f) {
@@ -634,11 +711,13 @@
         });
         show = Array.from(set).sort(function (a, b) { return a - b; });
       }
-      var div = el("div", "func"), head = el("div", "head");
+      var div = el("div", "func" + (f === chosenFunc ? " chosen" : "")), head = el("div", "head");
+      div.dataset.func = fname[f];
+      if (f === chosenFunc) div.id = "chosen-lines";
       head.appendChild(el("span", "name", fname[f]));
       head.appendChild(el("span", "loc", ffile[f] + ":" + fline[f] + (src ? "" : " \u00b7 source not available")));
       head.appendChild(el("span", "n", "self " + fmt(self[f]) + " \u00b7 total " + fmt(ftotal[f]) +
-                          " samples (" + pct(ftotal[f], total) + ")"));
+                          " samples (" + pct(ftotal[f], shown) + ")"));
       div.appendChild(head);
       var tb = el("table", "src"), hdr = tb.createTHead().insertRow();
       ["line", "self", "total", "% of fn", "", "source"].forEach(function (h) {
@@ -654,7 +733,7 @@
           var c = g.insertCell(); c.colSpan = 6; c.textContent = "\u22ef";
         }
         prev = l;
-        var k = f * 2097152 + l, s = leafLine.get(k) || 0, t = lineTot.get(k) || 0;
+        var k = f * 2097152 + l, s = leafL.get(k) || 0, t = lineTot.get(k) || 0;
         var tr = body.insertRow();
         tr.className = (t ? "sampled" : "") + (k === hot ? " hot" : "");
         tr.dataset.line = l;
@@ -771,6 +850,8 @@
       draw();
     }
     renderFuncs();
+    renderLines();
+    saveState();
   }
 
   /* ---------------------------------------------------------- wiring */
@@ -784,6 +865,7 @@
     renderFuncs();
     draw();
     toRoot();
+    saveState();
   }
   /* A flame graph's root is at the bottom: start there. */
   function toRoot() {
@@ -793,10 +875,10 @@
   function chooseProc(i) {
     chosenProc = i;
     chosenThread = null;
-    $("thread").value = "";
     zoom = 0; history = [];
     refresh();
   }
+  var MODE0 = mode;
   document.querySelectorAll("input[name=mode]").forEach(function (r) {
     r.checked = +r.value === mode;
     r.addEventListener("change", function () { mode = +r.value; refresh(); });
@@ -807,7 +889,7 @@
     chosenThread = v ? v.split(":").map(Number) : null;
     refresh();
   });
-  $("icicle").addEventListener("change", function () { draw(); toRoot(); });
+  $("icicle").addEventListener("change", function () { draw(); toRoot(); saveState(); });
   $("view").addEventListener("change", function () {
     view = +$("view").value;
     makeView(view);
@@ -816,14 +898,145 @@
   });
   $("search").addEventListener("input", function () {
     searchFromTable = false;
-    setSearch(); draw(); renderFuncs();
+    setSearch(); draw(); renderFuncs(); renderLines(); saveState();
   });
   $("back").addEventListener("click", back);
   $("reset").addEventListener("click", function () { zoomTo(0); });
+
+  /* ---------------------------------------------------------- keyboard */
+  /* Arrows move a cursor over the drawn boxes (left and right on its row,
+   * up and down as drawn: towards the leaves or the root), Enter zooms to
+   * it, "/" goes to the search, Esc (or Backspace) zooms back one step;
+   * Esc in the search leaves it. */
+  function rectOf(f) {
+    for (var i = 0; rects && i < rects.f.length; i++) if (rects.f[i] === f) return i;
+    return -1;
+  }
+  function moveCursor(key) {
+    var c = rectOf(cursor);
+    if (c < 0) { cursor = zoom; c = rectOf(cursor); if (c < 0) return; }
+    else {
+      var d = rects.d[c], mid = rects.x[c] + rects.w[c] / 2, best = -1, i;
+      var deeper = (key === "ArrowUp") !== $("icicle").checked;
+      if (key === "ArrowLeft" || key === "ArrowRight") {
+        for (i = 0; i < rects.f.length; i++) {
+          if (rects.d[i] !== d || i === c) continue;
+          var before = rects.x[i] < rects.x[c];
+          if (key === "ArrowLeft" ? before && (best < 0 || rects.x[i] > rects.x[best])
+                                  : !before && (best < 0 || rects.x[i] < rects.x[best])) best = i;
+        }
+      } else {
+        var row = deeper ? d + 1 : d - 1;
+        for (i = 0; i < rects.f.length; i++) {
+          if (rects.d[i] !== row) continue;
+          var over = rects.x[i] <= mid && mid < rects.x[i] + rects.w[i];
+          var inside = rects.x[i] >= rects.x[c] - 0.01 && rects.x[i] < rects.x[c] + rects.w[c];
+          /* the box above or below the cursor's middle, else the widest
+           * of the cursor's children */
+          if (over) { best = i; break; }
+          if (deeper && inside && (best < 0 || rects.w[i] > rects.w[best])) best = i;
+        }
+      }
+      if (best < 0) return;
+      cursor = rects.f[best];
+      c = best;
+    }
+    draw();
+    /* keep the cursor in view, its tooltip beside it */
+    var g = $("graph"), top = rects.y[c] - g.scrollTop;
+    if (top < 0 || top + RH > g.clientHeight) g.scrollTop = rects.y[c] - g.clientHeight / 2;
+    var r = canvas.getBoundingClientRect();
+    showTip(cursor, r.left + rects.x[c] + Math.min(rects.w[c] / 2, 40), r.top + rects.y[c] + RH / 2);
+  }
   document.addEventListener("keydown", function (ev) {
-    if (ev.target && ev.target.tagName === "INPUT" && ev.target.type === "search") return;
-    if (ev.key === "Escape") zoomTo(0);
-    else if (ev.key === "Backspace") back();
+    var t = ev.target, tag = t && t.tagName;
+    if (tag === "INPUT" && (t.type === "search" || t.type === "text")) {
+      if (ev.key === "Escape") { t.blur(); ev.preventDefault(); }
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || tag === "TEXTAREA") return;
+    /* a focused control keeps its own arrows, Enter and Space */
+    var control = tag === "INPUT" || tag === "SELECT" || tag === "BUTTON";
+    if (ev.key === "/") { ev.preventDefault(); $("search").focus(); $("search").select(); }
+    else if (ev.key === "Escape" || (ev.key === "Backspace" && tag !== "SELECT")) {
+      ev.preventDefault();
+      back();
+    }
+    else if (control) return;
+    else if (/^Arrow(Up|Down|Left|Right)$/.test(ev.key)) { ev.preventDefault(); moveCursor(ev.key); }
+    else if (ev.key === "Enter" && cursor >= 0) {
+      ev.preventDefault();
+      if (cursor > 0 && fnFunc[cursor] >= 0) chooseFunc(fnFunc[cursor], false);
+      zoomTo(cursor);
+    }
+  });
+
+  /* ---------------------------------------------------------- the address */
+  /* The view is kept in the page's address after "#", so that a reload or
+   * a link shows it again: mode, view, process (its index in the page),
+   * subtree, thread, search, zoom (the functions from the root down),
+   * icicle, the chosen function.  replaceState: no history entry each. */
+  var restoring = false;
+  function stateString() {
+    var q = [];
+    if (mode !== MODE0) q.push("mode=" + MODES[mode]);
+    if (view) q.push("view=" + view);
+    if (chosenProc >= 0) q.push("proc=" + chosenProc);
+    if (!$("subtree").checked) q.push("subtree=0");
+    if (chosenThread) q.push("thread=" + chosenThread.join(":"));
+    var s = $("search").value;
+    if (s) q.push("q=" + encodeURIComponent(s));
+    var path = [];
+    for (var a = zoom; a; a = fnParent[a]) path.push(fnFunc[a]);
+    if (path.length) q.push("zoom=" + path.reverse().join("."));
+    if ($("icicle").checked) q.push("icicle=1");
+    if (chosenFunc >= 0) q.push("fn=" + chosenFunc);
+    return q.length ? "#" + q.join("&") : "";
+  }
+  function saveState() {
+    if (restoring || DIFF) return;
+    var h = stateString();
+    if (h === location.hash || (!h && !location.hash)) return;
+    try {
+      window.history.replaceState(null, "", h || location.pathname + location.search);
+    } catch (e) {
+      location.replace(h || "#");
+    }
+  }
+  function applyState(h) {
+    var a = new URLSearchParams(h.replace(/^#/, "")), n;
+    restoring = true;
+    n = MODES.indexOf(a.get("mode") || "");
+    mode = n >= 0 ? n : MODE0;
+    document.querySelectorAll("input[name=mode]").forEach(function (r) { r.checked = +r.value === mode; });
+    n = parseInt(a.get("view"), 10);
+    view = n === 1 || n === 2 ? n : 0;
+    $("view").value = String(view);
+    makeView(view);
+    n = a.has("proc") ? parseInt(a.get("proc"), 10) : -1;
+    chosenProc = n >= 0 && n < NP && procs[n].folded_into < 0 ? n : -1;
+    $("subtree").checked = a.get("subtree") !== "0";
+    var th = /^(\d+):(\d+)$/.exec(a.get("thread") || "");
+    chosenThread = th && +th[1] < NP && procs[+th[1]].threads[+th[2]] ? [+th[1], +th[2]] : null;
+    $("search").value = a.get("q") || "";
+    searchFromTable = false;
+    setSearch();
+    $("icicle").checked = a.get("icicle") === "1";
+    n = a.has("fn") ? parseInt(a.get("fn"), 10) : -1;
+    chosenFunc = n >= 0 && n < NF ? n : -1;
+    zoom = 0; history = []; cursor = -1;
+    (a.get("zoom") || "").split(".").every(function (x) {
+      var f = x === "" ? undefined : fnIndex.get(zoom * NF + (+x));
+      if (f === undefined) return false;
+      zoom = f;
+      return true;
+    });
+    refresh();
+    restoring = false;
+    saveState();
+  }
+  window.addEventListener("hashchange", function () {
+    if (location.hash !== stateString()) applyState(location.hash);
   });
   window.addEventListener("resize", draw);
   $("title").textContent = (DIFF ? "diff \u00b7 " : "") + (D.title || "");
@@ -839,14 +1052,23 @@
     $("legend").innerHTML = "<i style=\"background:hsl(218,78%,60%)\"></i> smaller share than base " +
                             "<i style=\"background:hsl(0,78%,60%)\"></i> larger";
   }
-  refresh();
+  if (location.hash && !DIFF) applyState(location.hash);
+  else refresh();
   /* For tests and the console: where a function's first drawn box is. */
   window.pyprof = {
     zoom: function () { return label(zoom); },
+    cursor: function () { return cursor >= 0 ? label(cursor) : null; },
     message: function () { return shownMessage; },
     /* the root's children drawn: [label, samples] */
     roots: function () {
       return sortedKids(0).map(function (f) { return [label(f), ftot[f]]; });
+    },
+    /* the rows drawn, the canvas's height in rows */
+    rows: function () { return rects ? rects.maxd + 1 : 0; },
+    /* the label of the box at a point of the window, or null */
+    under: function (x, y) {
+      var f = at({ clientX: x, clientY: y });
+      return f >= 0 ? label(f) : null;
     },
     box: function (name) {
       for (var i = 0; rects && i < rects.f.length; i++)

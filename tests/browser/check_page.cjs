@@ -79,6 +79,24 @@ async function run(browser) {
     return;
   }
 
+  if (E.labels) {
+    // Process labels: each process's row shows the label the reports
+    // give it, whole (wrapped rather than cut), with its pid.
+    const bad = [];
+    for (const [pid, label] of E.labels) {
+      const row = await page.$eval('#procs .proc[data-pid="' + pid + '"]', (r) => {
+        const c = r.querySelector(".cmd");
+        return [c.textContent, r.querySelector(".meta").textContent, c.scrollHeight <= c.clientHeight + 1];
+      }).catch(() => null);
+      if (!row || row[0] !== label || !row[1].includes("pid " + pid) || !row[2])
+        bad.push(pid + " " + label + ": " + JSON.stringify(row));
+    }
+    check("labels_shown", E.labels.length > 0 && bad.length === 0, bad.join(" | "));
+    await (await page.$("#procs-panel")).screenshot({ path: path.join(shots, "html-labels.png") });
+    check("no_console_errors", errors.length === 0, errors.join(" | "));
+    return;
+  }
+
   // Totals: the page's and the JSON report's, in wall and cpu mode.
   const wall = await total();
   check("total_wall", wall === E.total_wall, "page says " + wall + ", JSON " + E.total_wall);
@@ -88,9 +106,32 @@ async function run(browser) {
         /of threads' time/.test(await page.$eval("#totals", (t) => t.textContent)),
         "page says " + seconds + " s, JSON " + E.total_wall + " samples of " + E.interval_s + " s");
 
+  // The process panel and the graph end on one line; the toolbar is one
+  // row at this width and does not move when the match count appears.
+  const bottoms = await page.evaluate(() => ["procs-panel", "graph-panel"].map((id) =>
+    document.getElementById(id).getBoundingClientRect().bottom));
+  check("panels_align", Math.abs(bottoms[0] - bottoms[1]) <= 1, "bottoms " + JSON.stringify(bottoms));
+  const bar = () => page.evaluate(() => {
+    const t = document.querySelector(".toolbar").getBoundingClientRect();
+    return [t.height, document.querySelector("main").getBoundingClientRect().top,
+            document.getElementById("back").getBoundingClientRect().left];
+  });
+  const bar0 = await bar();
+  check("toolbar_one_row", bar0[0] < 50, "toolbar " + bar0[0] + " px high at 1400 px wide");
+
   // Search: the matched function is highlighted, its share shown.
   await page.type("#search", E.search);
   await page.waitForFunction(() => document.getElementById("match").textContent !== "");
+  const bar1 = await bar();
+  check("toolbar_steady", JSON.stringify(bar0) === JSON.stringify(bar1),
+        "toolbar height, main's top, back's left before " + JSON.stringify(bar0) + ", after " +
+        JSON.stringify(bar1));
+  // The line view counts the matched stacks only.
+  const lineScope = () => page.$eval("#lines-scope", (s) => [+s.dataset.samples, s.textContent]);
+  const matchedN = await page.$eval("#match", (m) => +m.dataset.samples);
+  const ls = await lineScope();
+  check("lines_follow_search", ls[0] === matchedN && matchedN > 0 && /matching the search/.test(ls[1]),
+        "line view " + JSON.stringify(ls) + ", matched " + matchedN);
   const share = await page.$eval("#match", (m) => +m.dataset.share);
   const text = await page.$eval("#match", (m) => m.textContent);
   check("search_share", Math.abs(share - E.search_share) < 0.0005,
@@ -102,6 +143,10 @@ async function run(browser) {
     return n;
   });
   check("search_highlight", magenta > 50, magenta + " highlighted pixels");
+  // The function table lists the matching functions only.
+  const listed = await page.$$eval("#funcs tbody tr", (rs) => rs.map((r) => r.dataset.func));
+  check("table_filters", listed.length === 1 && listed[0] === E.search,
+        "rows while searching " + E.search + ": " + JSON.stringify(listed));
   await shot("html-search.png");
   await page.$eval("#search", (s) => { s.value = ""; s.dispatchEvent(new Event("input")); });
 
@@ -119,6 +164,27 @@ async function run(browser) {
     const z = await page.evaluate(() => window.pyprof.zoom());
     const zb = await page.evaluate((n) => window.pyprof.box(n), E.zoom);
     check("click_zooms", z === E.zoom && zb && zb.w > box.w, "zoomed to " + z + ", box " + JSON.stringify(zb));
+    // The tooltip describes what is under the pointer after the click
+    // (the boxes moved): that box, with its share of the zoomed one, or
+    // nothing.
+    const px = box.x + Math.min(box.w / 2, 20), py = box.y + box.h / 2;
+    const tip2 = await page.$eval("#tip", (t) => (t.hidden ? null : t.querySelector(".name").textContent +
+                                                  " | " + t.textContent));
+    const under = await page.evaluate((x, y) => window.pyprof.under(x, y), px, py);
+    check("tooltip_refresh", under === null ? tip2 === null
+          : tip2 !== null && tip2.startsWith(under + " | ") && /of zoomed/.test(tip2),
+          "under the pointer: " + under + ", tooltip: " + tip2);
+    // The clicked function's lines come first in the line view, which
+    // counts the samples under the zoomed box only.
+    const chosen = await page.$eval("#chosen-lines", (d) => d.dataset.func).catch(() => null);
+    const zs = await lineScope();
+    check("source_follows_click", chosen === E.zoom && zs[0] === E.zoom_total &&
+          zs[1].includes("under " + E.zoom),
+          "first in the line view: " + chosen + ", its scope " + JSON.stringify(zs) +
+          ", JSON total " + E.zoom_total);
+    await page.$eval("#lines-panel", (p) => p.scrollIntoView());
+    await page.screenshot({ path: path.join(shots, "html-lines-follow.png") });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot("html-zoom.png");
     await page.click("#back");
     const z2 = await page.evaluate(() => window.pyprof.zoom());
@@ -190,7 +256,8 @@ async function run(browser) {
   const rootBox = byProc.find((r) => r[0].startsWith("process " + E.root_pid + " \u00b7 "));
   const childBox = byProc.find((r) => r[0].startsWith("process " + E.child_pid + " \u00b7 "));
   check("view_by_process", rootBox && childBox && rootBox[1] === E.root_samples &&
-        childBox[1] === E.child_samples && (await total()) === wall,
+        childBox[1] === E.child_samples && (await total()) === wall &&
+        byProc.length === E.sampled_procs,
         "roots: " + JSON.stringify(byProc));
   await shot("html-by-process.png");
   await page.select("#view", "2");
@@ -249,8 +316,87 @@ async function run(browser) {
   await page.$eval("#lines-panel", (p) => p.scrollIntoView());
   await page.screenshot({ path: path.join(shots, "html-lines.png") });
 
+  await keyboard(page);
+  await addressKeepsTheView(browser, page);
+
   check("no_console_errors", errors.length === 0, errors.join(" | "));
   check("no_network", requests.length === 0, requests.join(" "));
+}
+
+// Keys: "/" searches and Esc leaves the search; arrows move a cursor up
+// the deep tower, Enter zooms to it, and the zoom into a tower 60 frames
+// deep draws its ancestors in a few rows, the whole zoomed graph in view;
+// Esc goes back one zoom.
+async function keyboard(page) {
+  const pp = (f) => page.evaluate(f);
+  await page.click('#procs .proc:first-child');
+  await page.click("#mode-wall");
+  await page.$eval("#search", (s) => { s.value = ""; s.dispatchEvent(new Event("input")); });
+  await page.click("#reset");
+  await page.keyboard.press("/");
+  const inSearch = await pp(() => document.activeElement && document.activeElement.id);
+  await page.keyboard.press("Escape");
+  const left = await pp(() => document.activeElement && document.activeElement.id);
+  check("keys_search", inSearch === "search" && left !== "search",
+        "after /: " + inSearch + ", after Esc: " + left);
+  const box = await pp(() => window.pyprof.box("tower"));
+  check("tower_drawn", box, "no tower box");
+  if (!box) return;
+  await page.mouse.click(box.x + Math.min(box.w / 2, 20), box.y + box.h / 2);
+  await page.mouse.move(1, 1);
+  const climb = 40;
+  for (let i = 0; i <= climb; i++) await page.keyboard.press("ArrowUp");
+  const cur = await pp(() => window.pyprof.cursor());
+  await page.keyboard.press("ArrowLeft");
+  const curLeft = await pp(() => window.pyprof.cursor());
+  await page.keyboard.press("Enter");
+  const z = await pp(() => window.pyprof.zoom());
+  const rows = await pp(() => window.pyprof.rows());
+  const fits = await pp(() => {
+    const g = document.getElementById("graph");
+    return g.scrollHeight <= g.clientHeight + 1;
+  });
+  check("keys_move_and_zoom", cur === "tower" && curLeft === "tower" && z === "tower",
+        "cursor " + cur + " then " + curLeft + ", zoom " + z);
+  check("deep_tower_rows", rows > 10 && rows < 30,
+        rows + " rows drawn zoomed " + climb + " frames up a tower 60 deep (all ancestors: over 40)");
+  check("deep_tower_in_view", fits, "the zoomed graph needs scrolling");
+  await (await page.$("#graph-panel")).screenshot({ path: path.join(shots, "html-deep-tower.png") });
+  await page.keyboard.press("Escape");
+  const back = await pp(() => window.pyprof.rows());
+  check("keys_back", back > rows, "rows after Esc: " + back + ", zoomed: " + rows);
+  await page.click("#reset");
+}
+
+// The address keeps mode, process, search, view and zoom: a new tab
+// opened on it, and a reload, show the same view.
+async function addressKeepsTheView(browser, page) {
+  await page.click("#mode-cpu");
+  await page.click('#procs .proc[data-pid="' + E.child_pid + '"]');
+  await page.$eval("#search", (s) => { s.value = "spin"; s.dispatchEvent(new Event("input")); });
+  const b = await page.evaluate(() => window.pyprof.box("child_spin"));
+  if (b) await page.mouse.click(b.x + Math.min(b.w / 2, 20), b.y + b.h / 2);
+  const state = (p) => p.evaluate(() => [window.pyprof.zoom(), +document.getElementById("totals").dataset.samples,
+    document.getElementById("search").value, document.querySelector("input[name=mode]:checked").id,
+    (document.querySelector("#procs .proc.sel") || {}).textContent]);
+  const want = await state(page);
+  const url = page.url();
+  const tab = await browser.newPage();
+  await tab.setViewport({ width: 1400, height: 900 });
+  await tab.goto(url, { waitUntil: "load" });
+  await tab.waitForFunction(() => window.pyprof && document.getElementById("total-samples"));
+  const got = await state(tab);
+  check("url_keeps_view", /#/.test(url) && want[0] === "child_spin" &&
+        JSON.stringify(got) === JSON.stringify(want),
+        "address " + url.replace(/^.*#/, "#") + ": " + JSON.stringify(want) + " became " + JSON.stringify(got));
+  await tab.select("#view", "1");
+  await tab.reload({ waitUntil: "load" });
+  await tab.waitForFunction(() => window.pyprof && document.getElementById("total-samples"));
+  const v = await tab.$eval("#view", (s) => s.value);
+  const t2 = await tab.$eval("#totals", (t) => +t.dataset.samples);
+  check("reload_keeps_view", v === "1" && t2 === want[1], "view " + v + ", samples " + t2 +
+        " after a reload (before: view 1, " + want[1] + ")");
+  await tab.close();
 }
 
 main().then(() => process.exit(failed ? 1 : 0),

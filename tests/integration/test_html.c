@@ -291,6 +291,11 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
         if (leaf && pp_json_num(&eps->items[i], "samples", -1) == 0)
             empty_pid = (long)pp_json_num(&eps->items[i], "pid", -1);
     }
+    /* the processes with wall samples: one root box each by process */
+    const struct pp_json *wps = pp_json_get(wall, "processes");
+    long sampled_procs = 0;
+    for (size_t i = 0; wps && i < wps->n; i++)
+        sampled_procs += pp_json_num(&wps->items[i], "samples", 0) > 0;
     long hot[4];
     size_t nhot = pp_script_lines("flame_tree.py", "# HOT", hot, 4);
     pp_assert(py, nhot == 2, "flame_tree.py should mark two HOT lines");
@@ -301,14 +306,16 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
              "\"child_pid\": %.0f, \"child_samples\": %.0f, \"root_pid\": %.0f, "
              "\"root_samples\": %.0f, \"thread\": %.0f, \"thread_samples\": %.0f, "
              "\"hot_lines\": [%ld, %ld], \"interval_s\": %.9g, \"zoom_self\": %.0f, "
-             "\"zoom_total\": %.0f, \"empty_pid\": %ld, \"spin_total\": %.0f}",
+             "\"zoom_total\": %.0f, \"empty_pid\": %ld, \"spin_total\": %.0f, "
+             "\"sampled_procs\": %ld}",
              pp_json_num(wall, "totals.samples", -1), pp_json_num(cpu, "totals.samples", -1),
              pp_json_num(cs, "total", 0) / pp_json_num(wall, "totals.samples", 1),
              pp_json_num(child, "pid", -1), pp_json_num(child, "samples", -1),
              pp_json_num(root, "pid", -1), pp_json_num(root, "samples", -1),
              pp_json_num(thr, "tid", -1), pp_json_num(thr, "samples", -1), hot[0], hot[1],
              pp_json_num(root, "interval_ns", 0) / 1e9, pp_json_num(rs, "self", -1),
-             pp_json_num(rs, "total", -1), empty_pid, pp_json_num(su, "total", -1));
+             pp_json_num(rs, "total", -1), empty_pid, pp_json_num(su, "total", -1),
+             sampled_procs);
     const char *checks[] = { "total_wall", "seconds", "search_share", "search_highlight", "hover_details",
                              "click_zooms", "back_unzooms", "icicle", "mode_cpu_total", "mode_wall_again",
                              "process_filter", "process_subtree", "process_alone",
@@ -316,7 +323,11 @@ Test(html, page_in_chromium_search_zoom_filters_modes_lines, .timeout = 300)
                              "view_merged_again", "function_table", "callers_callees",
                              "callers_three_places",
                              "table_marks_graph", "table_sorts", "empty_says_so", "legend",
-                             "hottest_line",
+                             "hottest_line", "panels_align", "toolbar_one_row", "table_filters",
+                             "toolbar_steady", "lines_follow_search", "tooltip_refresh",
+                             "source_follows_click", "keys_search", "tower_drawn",
+                             "keys_move_and_zoom", "deep_tower_rows", "deep_tower_in_view",
+                             "keys_back", "url_keeps_view", "reload_keeps_view",
                              "no_console_errors",
                              "no_network", NULL };
     drive(py, dir, page, expect, checks);
@@ -334,4 +345,50 @@ Test(html, diff_page_in_chromium_colours_by_change, .timeout = 300)
     const char *checks[] = { "diff_grew_red", "diff_shrank_blue", "no_console_errors", NULL };
     drive(py, b, page,
           "{\"diff\": true, \"grew\": \"beta\", \"shrank\": \"alpha\"}", checks);
+}
+
+/* A pool through a forkserver and a Celery-like prefork tree whose
+ * processes title themselves: every process is labelled by its role or
+ * title, and the page's process panel shows those labels whole. */
+Test(html, the_process_panel_labels_a_pool_and_a_prefork_tree, .timeout = 300)
+{
+    if (!browser_ready())
+        return;
+    const struct pp_python *py = one_python();
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("labelled_tree.py"), "0.4", NULL };
+    pp_run_python(&run, py, dir, HZ, NULL, args);
+    pp_expect_ok(py, &run, "labelled_tree.py");
+    pp_assert(py, strstr(run.out, "labelled done"), "labelled_tree.py did not finish:\n%s",
+              run.out);
+    const char *page = html_page(py, NULL, dir);
+    const struct pp_json *procs = pp_json_get(page_data(py, page), "profile.procs");
+    pp_assert(py, procs && procs->n > 0, "no processes in the page");
+    struct { const char *label; int want, got; } roles[] = {
+        { "prefork master [labelled]", 1, 0 },
+        { "prefork worker 1 [labelled]", 1, 0 },
+        { "prefork worker 2 [labelled]", 1, 0 },
+        { "multiprocessing forkserver", 1, 0 },
+        { "multiprocessing resource_tracker", 1, 0 },
+        { "multiprocessing forkserver worker", 2, 0 },
+    };
+    size_t nroles = sizeof roles / sizeof roles[0];
+    char expect[8192] = "{\"labels\": [";
+    for (size_t i = 0; i < procs->n; i++) {
+        const char *label = pp_json_str(&procs->items[i], "label");
+        long pid = (long)pp_json_num(&procs->items[i], "pid", -1);
+        pp_assert(py, label && !strpbrk(label, "\"\\"), "process %ld: label %s", pid,
+                  label ? label : "(none)");
+        for (size_t r = 0; r < nroles; r++)
+            roles[r].got += !strcmp(label, roles[r].label);
+        size_t n = strlen(expect);
+        snprintf(expect + n, sizeof expect - n, "%s[%ld, \"%s\"]", i ? ", " : "", pid, label);
+    }
+    strncat(expect, "]}", sizeof expect - strlen(expect) - 1);
+    for (size_t r = 0; r < nroles; r++)
+        pp_expect(py, roles[r].got == roles[r].want, "%d processes labelled \"%s\", expected %d",
+                  roles[r].got, roles[r].label, roles[r].want);
+    const char *checks[] = { "labels_shown", "no_console_errors", NULL };
+    drive(py, dir, page, expect, checks);
 }

@@ -3,7 +3,9 @@
 The root spins in root_spin while a thread sleeps in idle_wait (wall
 samples, no CPU ones); it starts a child with subprocess that spins in
 child_spin and forks one that spins in forked_spin.  spin_until's lines
-marked HOT are where every process spends its time."""
+marked HOT are where every process spends its time.  Before root_spin the
+root runs tower: a recursion TOWER frames deep that spins at its top, for
+the page's deep-tower checks."""
 import os
 import subprocess
 import sys
@@ -31,6 +33,18 @@ def forked_spin(seconds):
     return spin_until(time.perf_counter() + seconds)
 
 
+TOWER = 60
+
+
+def tower(n, end):
+    if n > 0:
+        return tower(n - 1, end)
+    x = 0
+    while time.perf_counter() < end:
+        x += 1
+    return x
+
+
 def idle_wait(seconds):
     time.sleep(seconds)
 
@@ -46,6 +60,7 @@ def main(seconds):
     kid = subprocess.Popen([sys.executable, __file__, str(seconds), "child"])
     waiter = threading.Thread(target=idle_wait, args=(seconds,), name="waiter")
     waiter.start()
+    tower(TOWER, time.perf_counter() + seconds / 5)
     root_spin(seconds)
     os.waitpid(pid, 0)
     kid.wait()

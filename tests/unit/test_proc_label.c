@@ -8,20 +8,27 @@
 #include <string.h>
 
 #include "model.h"
+#include "pyprof/format.h"
 #include "reader.h"
 
-static const char *label_of(char **argv)
+static const char *label_started(char **argv, int started_by)
 {
     static struct rd_file f;
     static struct m_proc p;
     static char buf[256];
     memset(&f, 0, sizeof f);
+    f.started_by = started_by;
     f.argv = argv;
     while (argv[f.argc])
         f.argc++;
     p.f = &f;
     model_proc_label(&p, buf, sizeof buf);
     return buf;
+}
+
+static const char *label_of(char **argv)
+{
+    return label_started(argv, PP_START_SPAWN);
 }
 
 Test(proc_label, a_script_with_its_arguments)
@@ -53,6 +60,11 @@ Test(proc_label, the_roles_multiprocessing_gives)
         "from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=6, "
         "pipe_handle=8)", "--multiprocessing-fork", NULL }),
         "multiprocessing spawn_main");
+    /* the forkserver's fork children, the pool's workers, have its
+     * command line */
+    cr_expect_str_eq(label_started((char *[]){ "/usr/bin/python3", "-c",
+        "from multiprocessing.forkserver import main; main(8, 9, ['__main__'])", NULL },
+        PP_START_FORK), "multiprocessing forkserver worker");
 }
 
 Test(proc_label, other_programs_and_odd_lines)
