@@ -316,6 +316,12 @@ static void read_all(struct job *j, int jobs)
 
 static int keep_in(const struct m_options *o, enum m_mode mode, unsigned flags)
 {
+    /* a TASK_WAIT record's: pending asyncio tasks, for the tasks mode,
+     * which keeps every tick's sample as wall does besides */
+    if (flags & PP_SAMPLE_TASK_WAIT)
+        return mode == MODE_TASKS;
+    if (mode == MODE_TASKS)
+        return !(flags & PP_SAMPLE_RESERVED);
     /* a CPU_EXTRA record's samples: CPU time of deadlines not sampled,
      * for CPU mode (and wall with --exclude-idle, which is CPU mode) */
     if ((flags & PP_SAMPLE_RESERVED) && mode != MODE_CPU &&

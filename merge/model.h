@@ -15,8 +15,8 @@
 #include "reader.h"
 #include "unprofiled.h"
 
-enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL, MODE_EXC };
-#define M_NMODES 4
+enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL, MODE_EXC, MODE_TASKS };
+#define M_NMODES 5
 
 /* How far model_build has read, for a progress line drawn by another
  * thread while it runs. */

@@ -8,7 +8,7 @@
 const char *out_mode_name(enum m_mode mode)
 {
     return mode == MODE_CPU ? "cpu" : mode == MODE_GIL ? "gil" :
-           mode == MODE_EXC ? "exception" : "wall";
+           mode == MODE_EXC ? "exception" : mode == MODE_TASKS ? "tasks" : "wall";
 }
 
 int out_group_frames(const struct model *m, const struct m_stack *s,

@@ -108,13 +108,13 @@ static void process(FILE *o, const struct model *m, size_t i,
     fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"seconds\": %.6f, "
                "\"gc_samples\": %llu, "
                "\"exception_samples\": %llu, \"truncated\": %llu, "
-               "\"cpu_extra_samples\": %llu, "
+               "\"cpu_extra_samples\": %llu, \"task_wait_samples\": %llu, "
                "\"interval_ns\": %llu, \"folded\": %u, \"counters\": ",
             f->complete ? "true" : "false", (unsigned long long)p->group.samples,
             (double)p->group.samples * (double)f->interval_ns / 1e9,
             (unsigned long long)p->in_gc, (unsigned long long)p->in_exc,
             (unsigned long long)p->truncated, (unsigned long long)f->cpu_extra,
-            (unsigned long long)f->interval_ns,
+            (unsigned long long)f->task_waits, (unsigned long long)f->interval_ns,
             p->folded);
     counters(o, &f->counters);
     fputs(", \"threads\": [", o);

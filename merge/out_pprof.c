@@ -303,7 +303,7 @@ int out_pprof(FILE *o, const struct model *m, const struct out_options *opt)
         return -1;
     }
     intern(&t, "");                      /* string 0 must be "" */
-    static const char *const names[M_NMODES] = { "wall", "cpu", "gil", "exception" };
+    static const char *const names[M_NMODES] = { "wall", "cpu", "gil", "exception", "tasks" };
     for (int k = 0; k < M_NMODES; k++)
         value_type(&p, P_SAMPLE_TYPE, &sub, &t, names[k], "nanoseconds");
     pb_uint(&p, P_DEFAULT_SAMPLE_TYPE, intern(&t, out_mode_name(m->opt.mode)));

@@ -213,9 +213,10 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "cpu")) mo.mode = MODE_CPU;
             else if (!strcmp(optarg, "gil")) mo.mode = MODE_GIL;
             else if (!strcmp(optarg, "exception")) mo.mode = MODE_EXC;
+            else if (!strcmp(optarg, "tasks")) mo.mode = MODE_TASKS;
             else {
-                fprintf(stderr, "pyprof-merge: --mode %s: expected wall, cpu, gil or "
-                        "exception\n", optarg);
+                fprintf(stderr, "pyprof-merge: --mode %s: expected wall, cpu, gil, "
+                        "exception or tasks\n", optarg);
                 return 2;
             }
             break;

@@ -380,6 +380,19 @@ static void rec_tick(struct parser *p, struct cur *c)
     }
 }
 
+/* Samples of a record after a tick (CPU_EXTRA, TASK_WAIT): counted, or
+ * given to the time-ordered reading, after that tick's. */
+static int extra_count(struct parser *p, uint64_t t, uint64_t leaf, uint8_t flags,
+                       uint64_t count)
+{
+    if (p->sink) {
+        if (p->sink->cpu_extra)
+            p->sink->cpu_extra(p->sink->arg, p->f, (uint32_t)t, (uint32_t)leaf, flags, count);
+        return 0;
+    }
+    return add_count(p, (uint32_t)t, (uint32_t)leaf, flags, count);
+}
+
 /* CPU-mode samples beyond the last tick's: counted with
  * PP_SAMPLE_RESERVED set, which only CPU mode keeps (model.c). */
 static void rec_cpu_extra(struct parser *p, struct cur *c)
@@ -394,15 +407,29 @@ static void rec_cpu_extra(struct parser *p, struct cur *c)
             problem(p, "corrupt: bad CPU time record");
             return;
         }
-        flags |= PP_SAMPLE_RESERVED;
         f->cpu_extra += count;
-        if (p->sink) {
-            if (p->sink->cpu_extra)
-                p->sink->cpu_extra(p->sink->arg, f, (uint32_t)t, (uint32_t)leaf, flags,
-                                   count);
-        } else if (add_count(p, (uint32_t)t, (uint32_t)leaf, flags, count) != 0) {
+        if (extra_count(p, t, leaf, flags | PP_SAMPLE_RESERVED, count) != 0)
+            return;
+    }
+}
+
+/* Pending asyncio tasks at the last tick: counted with PP_SAMPLE_TASK_WAIT
+ * and PP_SAMPLE_RESERVED set, which the tasks mode alone keeps (model.c);
+ * to a time-ordered reading, events after that tick's sample of the
+ * thread, as CPU_EXTRA's are. */
+static void rec_task_wait(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    while (c->p < c->end) {
+        uint64_t t = get_v(c), leaf = get_v(c), count = get_v(c);
+        if (c->bad || !defined_use(f, t, leaf, 0) || count == 0 ||
+            count > PP_MAX_TASK_WAIT) {
+            problem(p, "corrupt: bad pending-task record");
             return;
         }
+        f->task_waits += count;
+        if (extra_count(p, t, leaf, PP_SAMPLE_TASK_WAIT | PP_SAMPLE_RESERVED, count) != 0)
+            return;
     }
 }
 
@@ -556,6 +583,9 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         return;
     case PP_REC_CPU_EXTRA:
         rec_cpu_extra(p, &c);
+        return;
+    case PP_REC_TASK_WAIT:
+        rec_task_wait(p, &c);
         return;
     case PP_REC_TITLE: {
         /* One buffer, the last title in it: a program may retitle itself

@@ -21,7 +21,9 @@ struct rd_node { uint32_t parent, code; int32_t line; uint32_t depth; };
 struct rd_thread { uint32_t tid; char *name, *os_name; };
 struct rd_block;
 /* flags: the samples' (PP_SAMPLE_*); with PP_SAMPLE_RESERVED, the count
- * is of a CPU_EXTRA record's samples, which count in CPU mode alone. */
+ * is of a CPU_EXTRA record's samples, which count in CPU mode alone, or
+ * with PP_SAMPLE_TASK_WAIT too, of a TASK_WAIT record's (the tasks mode
+ * alone). */
 struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
 /* Rejected samples by the leaf of their thread's last sample (0 = none). */
 struct rd_reject { uint32_t leaf; uint64_t count; };
@@ -59,6 +61,7 @@ struct rd_file {
     size_t nrejects;
     uint64_t samples;            /* samples read (the ticks' entries)     */
     uint64_t cpu_extra;          /* CPU-mode samples of CPU_EXTRA records */
+    uint64_t task_waits;         /* tasks-mode samples of TASK_WAIT records */
     uint64_t last_tick_ns;       /* start_ns + sum of dt                   */
     struct rd_counters counters; /* last COUNTERS or END                   */
     int has_counters;
@@ -97,7 +100,8 @@ struct rd_sink {
                    uint32_t leaf, uint8_t flags);
     void *arg;
     /* count more CPU-mode samples of the tick's sample of thread (flags
-     * with PP_SAMPLE_RESERVED); may be NULL */
+     * with PP_SAMPLE_RESERVED), or with PP_SAMPLE_TASK_WAIT too, count
+     * samples of a pending task of its loop, of stack leaf; may be NULL */
     void (*cpu_extra)(void *arg, const struct rd_file *f, uint32_t thread,
                       uint32_t leaf, uint8_t flags, uint64_t count);
 };

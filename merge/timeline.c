@@ -215,6 +215,10 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
     t->limit = p->f->samples;
     t->extra_left = p->f->cpu_extra < 4 * p->f->samples + 4096 ?
                     p->f->cpu_extra : 4 * p->f->samples + 4096;
+    /* pending tasks: a tick looks at 64 at most, each standing for the
+     * ticks between two looks at its place in the list */
+    t->extra_left += p->f->task_waits < 1024 * p->f->samples + 4096 ?
+                     p->f->task_waits : 1024 * p->f->samples + 4096;
     const char *dir;
     t->fd = spool_fd(&dir);
     if (t->fd < 0) {

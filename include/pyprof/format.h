@@ -93,6 +93,18 @@ enum pp_record_kind {
      * workers).  The last one holds.  Absent in files from earlier
      * builds. */
     PP_REC_TITLE = 11,
+    /* asyncio tasks of a thread that were pending, not running, at the
+     * TICK record just before: until the end of the payload, one entry
+     * per task looked at,
+     *     thread:thread-idx  leaf:node-id  count:varint
+     * thread the one whose event loop owns the task, leaf the task's
+     * await stack under its awaiting tasks' (<task NAME> pseudo-frames)
+     * under the pseudo-frame <waiting tasks>, count the ticks the entry
+     * stands for (a thread with more pending tasks than one tick looks at
+     * has each looked at every count ticks).  Counted in the tasks mode
+     * only; count is at most PP_MAX_TASK_WAIT.  Absent in files from
+     * earlier builds. */
+    PP_REC_TASK_WAIT = 12,
 };
 
 /* How the process image that wrote the file came to be. */
@@ -120,8 +132,10 @@ enum pp_end_how {
                                       stack's innermost frame is the <GC> pseudo-frame */
 #define PP_SAMPLE_EXCEPTION 0x10u  /* an exception was being raised, or handled (an
                                       except block, sys.exc_info() not empty) */
+#define PP_SAMPLE_TASK_WAIT 0x40u  /* never written: readers mark TASK_WAIT's
+                                      samples with it (and with RESERVED) */
 #define PP_SAMPLE_RESERVED  0x80u  /* never written: readers mark CPU_EXTRA's
-                                      samples with it */
+                                      and TASK_WAIT's samples with it */
 
 /* PP_REC_HEADER flags. */
 #define PP_HDR_FREE_THREADED 0x01u
@@ -135,6 +149,7 @@ enum pp_end_how {
 #define PP_MAX_ID           (1u << 28)   /* any string/code/node/thread id */
 #define PP_MAX_CPU_EXTRA    (1u << 24)   /* one CPU_EXTRA entry's count   */
 #define PP_MAX_TITLE        4096u        /* bytes of a TITLE's string     */
+#define PP_MAX_TASK_WAIT    (1u << 16)   /* one TASK_WAIT entry's count   */
 
 /* ---- varints: used by both sides, so defined here once. -------------- */
 

@@ -9,7 +9,7 @@
 (function () {
   var D = JSON.parse(document.getElementById("data").textContent);
   var P = D.profile, B = D.base || null, DIFF = !!B;
-  var MODES = ["wall", "cpu", "gil", "exception"];
+  var MODES = ["wall", "cpu", "gil", "exception", "tasks"];
   /* a stack: process, thread, leaf, then one count per mode */
   var STRIDE = 3 + MODES.length;
   var mode = Math.max(0, MODES.indexOf(D.mode));
@@ -603,7 +603,8 @@
       t.appendChild(document.createTextNode(" \u00b7 " + (chosenProc < 0 ? all + " processes"
         : shown + " of " + all + " processes") + (chosenThread ? " \u00b7 one thread" : "") +
         " \u00b7 all modes: wall " + fmt(P.samples[0]) + ", cpu " + fmt(P.samples[1]) +
-        ", gil " + fmt(P.samples[2]) + ", exception " + fmt(P.samples[3])));
+        ", gil " + fmt(P.samples[2]) + ", exception " + fmt(P.samples[3]) +
+        (P.samples[4] > P.samples[0] ? ", tasks " + fmt(P.samples[4]) : "")));
       var cut = P.truncated ? P.truncated[mode] : 0;
       if (cut) {
         var c = el("span", "", " \u00b7 " + fmt(cut) + " truncated (stacks deeper than " +
@@ -1052,6 +1053,8 @@
     $("legend").innerHTML = "<i style=\"background:hsl(218,78%,60%)\"></i> smaller share than base " +
                             "<i style=\"background:hsl(0,78%,60%)\"></i> larger";
   }
+  /* the tasks mode where the profile has pending asyncio tasks */
+  $("tasks-mode").hidden = DIFF || !(P.samples[4] > P.samples[0]);
   if (location.hash && !DIFF) applyState(location.hash);
   else refresh();
   /* For tests and the console: where a function's first drawn box is. */

@@ -331,6 +331,30 @@ static uintptr_t awaiter(const uint8_t *raw)
     return 0;
 }
 
+/* From the task in raw (read at task) outward through the tasks awaiting
+ * it, into c; the first one's await stack too unless it runs. */
+static void chain_from(uintptr_t task, uint8_t *raw, struct task_chain *c, int runs)
+{
+    c->n = 0;
+    uintptr_t seen[TASK_CHAIN_MAX];
+    for (;;) {
+        struct task_link *link = &c->links[c->n];
+        task_name(raw, link->name, sizeof link->name);
+        link->nframes = 0;
+        if (c->n || !runs)
+            await_stack(word(raw, dbg.task_coro), link);
+        seen[c->n++] = task;
+        if (c->n == TASK_CHAIN_MAX)
+            break;
+        task = awaiter(raw);
+        for (unsigned i = 0; task && i < c->n; i++)
+            if (seen[i] == task)
+                task = 0;               /* a loop: only a torn read */
+        if (!task || !read_task(task, raw))
+            break;
+    }
+}
+
 int asyncio_task_chain(uintptr_t tstate, struct task_chain *c)
 {
     uintptr_t task;
@@ -346,23 +370,48 @@ int asyncio_task_chain(uintptr_t tstate, struct task_chain *c)
         state != L->task.executing)
         return 0;
     c->frame = coro + L->task.gen_iframe;
-    c->n = 0;
-    uintptr_t seen[TASK_CHAIN_MAX];
-    for (;;) {
-        struct task_link *link = &c->links[c->n];
-        task_name(raw, link->name, sizeof link->name);
-        link->nframes = 0;
-        if (c->n)
-            await_stack(word(raw, dbg.task_coro), link);
-        seen[c->n++] = task;
-        if (c->n == TASK_CHAIN_MAX)
-            break;
-        task = awaiter(raw);
-        for (unsigned i = 0; task && i < c->n; i++)
-            if (seen[i] == task)
-                task = 0;               /* a loop: only a torn read */
-        if (!task || !read_task(task, raw))
+    chain_from(task, raw, c, 1);
+    return 1;
+}
+
+/* ------------------------------------------------------ pending tasks */
+
+unsigned asyncio_pending_tasks(uintptr_t tstate, unsigned stride, unsigned phase,
+                               uintptr_t *tasks, unsigned cap, unsigned *total)
+{
+    *total = 0;
+    if (!asyncio_tasks_ready() || !stride)
+        return 0;
+    uintptr_t running = 0, head = tstate + dbg.ts_tasks_head, node;
+    if (safe_read(&running, tstate + dbg.ts_running_task, sizeof running) != 0 ||
+        safe_read(&node, head, sizeof node) != 0)
+        return 0;
+    /* struct llist_node: next, prev; the list ends back at its head */
+    unsigned n = 0, i = 0;
+    for (; node && node != head && i < TASK_LIST_MAX; i++) {
+        uintptr_t task = node - dbg.task_node;
+        if (task != running && i % stride == phase % stride && n < cap)
+            tasks[n++] = task;
+        if (safe_read(&node, node, sizeof node) != 0)
             break;
     }
-    return 1;
+    *total = i;
+    return n;
+}
+
+int asyncio_waiting_chain(uintptr_t task, struct task_chain *c)
+{
+    uint8_t raw[1024];
+    if (!L || !found || !read_task(task, raw))
+        return 0;
+    uintptr_t coro = word(raw, dbg.task_coro);
+    int8_t state;
+    /* a task whose coroutine runs (another thread's loop drives it, or it
+     * started since the list was read) is on that thread's stack */
+    if (safe_read(&state, coro + L->task.gen_frame_state, 1) != 0 ||
+        state == L->task.executing)
+        return 0;
+    c->frame = 0;
+    chain_from(task, raw, c, 0);
+    return c->links[0].nframes > 0;
 }

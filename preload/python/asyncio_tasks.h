@@ -60,4 +60,21 @@ struct task_chain {
  * cannot be read, or what was read is not a task). */
 int asyncio_task_chain(uintptr_t tstate, struct task_chain *c);
 
+/* Tasks looked at in a thread's list of pending tasks, at most. */
+#define TASK_LIST_MAX 16384
+
+/* The pending tasks of the event loop thread state tstate runs (the list
+ * the _asyncio module keeps per thread), but the one running: every
+ * stride-th of the list from the phase-th, at most cap of them, into
+ * tasks; *total: the list's length as read (at most TASK_LIST_MAX).
+ * Returns how many were put in tasks. */
+unsigned asyncio_pending_tasks(uintptr_t tstate, unsigned stride, unsigned phase,
+                               uintptr_t *tasks, unsigned cap, unsigned *total);
+
+/* A pending task's chain: links[0] the task with where it waits (its
+ * await stack), then the tasks awaiting it, each with where it waits;
+ * c->frame 0.  Returns 1 with *c filled, 0 if task is not a suspended
+ * task or its await stack cannot be read. */
+int asyncio_waiting_chain(uintptr_t task, struct task_chain *c);
+
 #endif

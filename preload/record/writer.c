@@ -724,10 +724,14 @@ static uint32_t last_leaf(uint32_t idx)
  * while threads ran), so a small fixed buffer. */
 static uint8_t cpu_extra[1024];
 static size_t cpu_extra_len;
+/* This tick's TASK_WAIT entries: a thread's pending tasks, at most a few
+ * dozen a tick (sampler.c), each a thread, a leaf and a count. */
+static uint8_t task_wait[2048];
+static size_t task_wait_len;
 
 void writer_tick_begin(uint64_t mono_ns)
 {
-    cpu_extra_len = 0;      /* a fork child may inherit a tick half made */
+    cpu_extra_len = task_wait_len = 0;  /* a fork child may inherit a tick half made */
     /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
      * jitter are noise that zstd cannot compress, and the remainder is
      * carried to the next tick so that times never drift. */
@@ -767,12 +771,33 @@ void writer_cpu_extra(uint32_t thread_idx, unsigned flags, uint32_t count)
     cpu_extra_len += pp_put_varint(cpu_extra + cpu_extra_len, count);
 }
 
+void writer_task_wait(uint32_t thread_idx, const struct pyvm_thread *t, uint32_t count)
+{
+    if (!count || !t->depth || task_wait_len + 32 > sizeof task_wait)
+        return;
+    if (count > PP_MAX_TASK_WAIT)
+        count = PP_MAX_TASK_WAIT;
+    /* the stack from its outermost frame: no path of the thread's to
+     * reuse, and the thread's own path is left as its sample made it */
+    uint32_t leaf = 0;
+    for (unsigned i = 0; i < t->depth; i++) {
+        const struct pyvm_frame *f = &t->frames[t->depth - 1 - i];
+        if (!(leaf = node_id(leaf, code_id(f->code), f->line)))
+            return;
+    }
+    task_wait_len += pp_put_varint(task_wait + task_wait_len, thread_idx);
+    task_wait_len += pp_put_varint(task_wait + task_wait_len, leaf);
+    task_wait_len += pp_put_varint(task_wait + task_wait_len, count);
+}
+
 void writer_tick_end(void)
 {
     record(PP_REC_TICK, w.tick, w.tick_len);
     if (cpu_extra_len)
         record(PP_REC_CPU_EXTRA, cpu_extra, cpu_extra_len);
-    cpu_extra_len = 0;
+    if (task_wait_len)
+        record(PP_REC_TASK_WAIT, task_wait, task_wait_len);
+    cpu_extra_len = task_wait_len = 0;
 }
 
 /* Rejects since the last flush by leaf node.  A full table counts the

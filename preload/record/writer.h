@@ -68,6 +68,12 @@ void writer_tick_end(void);
  * record.  Entries past the record's room are dropped. */
 void writer_cpu_extra(uint32_t thread_idx, unsigned flags, uint32_t count);
 
+/* In the same tick: a pending asyncio task of thread_idx's loop, its
+ * stack t (task_frames.h), standing for count ticks; written after the
+ * tick as a TASK_WAIT record.  Entries past the record's room are
+ * dropped. */
+void writer_task_wait(uint32_t thread_idx, const struct pyvm_thread *t, uint32_t count);
+
 /* A sample of thread idx was rejected: counted under the leaf of the
  * thread's last sample, for the next flush's REJECTS record. */
 void writer_reject(uint32_t thread_idx);

@@ -31,6 +31,7 @@
 #include "base/image_mem.h"
 #include "sample/deadlines.h"
 #include "python/thread_name.h"
+#include "python/asyncio_tasks.h"
 #include "sample/interp_join.h"
 #include "sample/pseudo_frames.h"
 #include "sample/task_frames.h"
@@ -67,6 +68,8 @@ struct thread_slot {
     double threshold;       /* the credit the next PP_SAMPLE_ON_CPU takes  */
     uint64_t missed_seen;   /* counters.missed at the thread's last sample */
     uint8_t spliced;        /* its last sample had asyncio tasks spliced in */
+    unsigned task_stride;   /* pending tasks: each looked at every so many
+                               ticks (pending_tasks)                      */
     /* The program's name of the thread (thread_name.h), looked for at the
      * slot's first samples and then once a second: its hash (0 = none
      * found), the time of the next look (tick_now's clock), the looks left
@@ -300,6 +303,7 @@ static struct thread_slot *thread_slot(uint32_t tid, uintptr_t tstate, int bind)
     s->threshold = uniform01();
     s->missed_seen = counters.missed;
     s->spliced = 0;
+    s->task_stride = 1;
     s->name_tries = 8;
     name_thread(s, bind ? tstate : 0, 1);
     return s;
@@ -323,6 +327,28 @@ static void on_reject(uintptr_t tstate, uint32_t tid)
 
 /* ------------------------------------------------------------ tick */
 
+/* Pending asyncio tasks of the loop thread t runs (pyprof(5), TASK_WAIT):
+ * at most TASK_WAIT_TICK are looked at a tick; with more in the list each
+ * position is looked at every stride ticks and counts for that many, the
+ * stride set from the list's length at the previous tick. */
+#define TASK_WAIT_TICK 64
+static void pending_tasks(struct thread_slot *s, const struct pyvm_thread *t)
+{
+    static uintptr_t tasks[TASK_WAIT_TICK];
+    static struct task_chain chain;
+    unsigned total, stride = s->task_stride ? s->task_stride : 1;
+    unsigned n = asyncio_pending_tasks(t->tstate, stride, (unsigned)counters.ticks, tasks,
+                                       TASK_WAIT_TICK, &total);
+    for (unsigned i = 0; i < n; i++) {
+        if (!asyncio_waiting_chain(tasks[i], &chain))
+            continue;
+        const struct pyvm_thread *w = task_wait_frames(&chain, t);
+        if (w)
+            writer_task_wait(s->idx, w, stride);
+    }
+    s->task_stride = total > TASK_WAIT_TICK ? (total + TASK_WAIT_TICK - 1) / TASK_WAIT_TICK : 1;
+}
+
 /* Writes t; bind: t is a main interpreter's state (thread_slot). */
 static void take(const struct pyvm_thread *t, int bind)
 {
@@ -344,6 +370,7 @@ static void take(const struct pyvm_thread *t, int bind)
      * reuse of the previous sample's outer frames (same_outer) does not
      * hold across a sample that has them or had them */
     int spliced;
+    const struct pyvm_thread *loop = t;
     t = task_frames(t, &spliced);
     struct pyvm_thread fresh;
     if (spliced || s->spliced) {
@@ -362,6 +389,8 @@ static void take(const struct pyvm_thread *t, int bind)
     if (extra)
         writer_cpu_extra(s->idx, flags, extra);
     counters.samples++;
+    if (bind)
+        pending_tasks(s, loop);
 }
 
 /* ctx: unused (the CPU credit needs no tick time). */

@@ -13,8 +13,10 @@
 #include "sample/task_frames.h"
 
 /* Pseudo-frames of task names kept; another name takes over a slot (and
- * gets a CODE record of its own: the entry is made anew). */
-#define NAMES 64
+ * gets a CODE record of its own: the entry is made anew).  Pending tasks
+ * bring up to 64 names a tick (sampler.c), so room for several times
+ * that, lest names that take turns write their records again and again. */
+#define NAMES 512
 
 static struct name_slot {
     char name[TASK_NAME_MAX + 8];
@@ -74,4 +76,31 @@ const struct pyvm_thread *task_frames(const struct pyvm_thread *t, int *spliced)
         pseudo_cut(&spliced_t);
     *spliced = 1;
     return &spliced_t;
+}
+
+static struct code_info waiting_code = { .qualname = "<waiting tasks>",
+                                         .name = "<waiting tasks>", .filename = "~" };
+static struct pyvm_thread waiting_t;
+
+const struct pyvm_thread *task_wait_frames(const struct task_chain *c,
+                                           const struct pyvm_thread *loop)
+{
+    if (!buf && !(buf = image_mem_alloc(PP_MAX_DEPTH * sizeof *buf)))
+        return NULL;
+    unsigned n = 0;
+    for (unsigned k = 0; k < c->n && n + 1 < PP_MAX_DEPTH; k++) {
+        const struct task_link *l = &c->links[k];
+        for (unsigned i = 0; i < l->nframes && n + 1 < PP_MAX_DEPTH; i++)
+            buf[n++] = l->frames[i];
+        if (n + 1 < PP_MAX_DEPTH)
+            buf[n++] = (struct pyvm_frame){ .code = task_code(l->name), .line = 0 };
+    }
+    buf[n++] = (struct pyvm_frame){ .code = &waiting_code, .line = 0 };
+    waiting_t = *loop;
+    waiting_t.frames = buf;
+    waiting_t.depth = n;
+    waiting_t.seq = waiting_t.prev_seq = 0;
+    waiting_t.same_outer = 0;
+    waiting_t.flags = 0;
+    return &waiting_t;
 }

@@ -16,4 +16,15 @@
  * Valid until the next call. */
 const struct pyvm_thread *task_frames(const struct pyvm_thread *t, int *spliced);
 
+struct task_chain;
+
+/* A pending task's stack as a thread's (pyprof(5), TASK_WAIT): where it
+ * waits, innermost first, its <task NAME>, each awaiting task's await
+ * stack and <task NAME>, and outermost the pseudo-frame <waiting tasks>;
+ * the rest of *loop (the thread whose loop owns the task) but its frames
+ * and flags.  NULL without memory.  Valid until the next call of this or
+ * task_frames. */
+const struct pyvm_thread *task_wait_frames(const struct task_chain *c,
+                                           const struct pyvm_thread *loop);
+
 #endif

@@ -9,7 +9,9 @@
  * where it awaits (the gather or the TaskGroup), asyncio's own frames of
  * that await (TaskGroup.__aexit__), <task NAME> of the task that burns,
  * its function (worker or locked), burn.  Before 3.14 tasks are not read,
- * and the stacks must be what they always were.
+ * and the stacks must be what they always were.  The tasks mode's test
+ * (async_wait.py) checks where pending tasks wait against the program's
+ * own clock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,5 +141,93 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
     } else {
         pp_expect(py, with_task == 0, "%.0f samples have a <task> frame before 3.14",
                   with_task);
+    }
+}
+
+/* The tasks mode (pyprof-merge --mode tasks): tests/py/async_wait.py's
+ * named tasks wait in known places and measure the time they spend there;
+ * from 3.14 the samples of each under <waiting tasks>, with its own
+ * function at its marked await line just above its <task NAME>, must
+ * come within 10 % of that time; every such stack must start with
+ * <waiting tasks> and have the main task (<task>, main at its gather)
+ * outermost.  Before 3.14 the tasks mode counts what the wall mode does. */
+PP_TEST(asyncio, the_tasks_mode_accounts_for_each_waiting_task_s_time_at_its_await,
+        .timeout = 120)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("async_wait.py"), "1.5", NULL };
+    pp_run_python(&run, py, dir, TASK_HZ, NULL, args);
+    pp_expect_ok(py, &run, "async_wait.py");
+    pp_assert(py, strstr(run.out, "waits done"), "async_wait.py printed: %s", run.out);
+    static const char *const names[] = { "sleeper", "napper", "holder", "waiter" };
+    static const char *const marks[] = { "# WAIT-SLEEP", "# WAIT-NAP", "# WAIT-HOLD",
+                                         "# WAIT-LOCK" };
+    double measured[4] = { 0 }, sampled[4] = { 0 };
+    long lines[4];
+    for (int i = 0; i < 4; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "wait %s ", names[i]);
+        const char *at = strstr(run.out, key);
+        pp_assert(py, at, "async_wait.py did not say how long %s waited:\n%s", names[i],
+                  run.out);
+        measured[i] = strtod(at + strlen(key), NULL);
+        lines[i] = pp_script_line("async_wait.py", marks[i]);
+    }
+    const struct pp_json *tasks_doc = pp_json_report(py, dir, "tasks", 0);
+    const struct pp_json *wall_doc = pp_json_report(py, dir, "wall", 0);
+    double interval = pp_json_num(pp_json_process(wall_doc, run.pid, NULL), "interval_ns", 0) / 1e9;
+    pp_assert(py, interval > 0, "no interval for pid %ld", (long)run.pid);
+    const struct pp_json *st = pp_json_stacks(py, tasks_doc);
+    double waiting = 0, bad = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct pp_json *s = &st->items[i];
+        double c = pp_json_num(s, "count", 0);
+        size_t d = pp_json_len(s, "frames");
+        int under = 0;
+        for (size_t k = 0; k < d && !under; k++)
+            under = !strcmp(frame_at(s, k, "name"), "<waiting tasks>");
+        if (!under)
+            continue;
+        waiting += c;
+        /* outermost: <waiting tasks>, the main task, main at its gather */
+        if (d < 3 || strcmp(frame_at(s, 0, "name"), "<waiting tasks>") ||
+            strcmp(frame_at(s, 1, "name"), "<task>") || strcmp(frame_at(s, 2, "name"), "main"))
+            bad += c;
+        for (int t = 0; t < 4; t++) {
+            char want[64];
+            snprintf(want, sizeof want, "<task %s>", names[t]);
+            for (size_t k = 0; k + 1 < d; k++)
+                if (!strcmp(frame_at(s, k, "name"), want) &&
+                    !strcmp(frame_at(s, k + 1, "name"), names[t]) &&
+                    frame_line(s, k + 1) == (double)lines[t])
+                    sampled[t] += c;
+        }
+    }
+    double wall = pp_json_num(wall_doc, "totals.samples", -1);
+    double all = pp_json_num(tasks_doc, "totals.samples", -1);
+    fprintf(stderr, "[%s] tasks mode: %.0f samples, wall %.0f, under <waiting tasks> %.0f "
+            "(%.0f not rooted at the main task)\n", py->label, all, wall, waiting, bad);
+    if (py->minor < 14) {
+        pp_expect(py, waiting == 0 && all == wall, "before 3.14: %.0f samples of waiting "
+                  "tasks, tasks mode %.0f against wall %.0f", waiting, all, wall);
+        return;
+    }
+    pp_expect(py, bad == 0, "%.0f samples of waiting tasks do not start <waiting tasks> > "
+              "<task> > main", bad);
+    pp_expect(py, all == wall + waiting, "tasks mode %.0f samples, wall %.0f plus waiting "
+              "%.0f", all, wall, waiting);
+    for (int t = 0; t < 4; t++) {
+        double secs = sampled[t] * interval;
+        fprintf(stderr, "[%s] %s waited %.3f s at line %ld by its own clock, %.3f s in "
+                "%.0f samples\n", py->label, names[t], measured[t], lines[t], secs,
+                sampled[t]);
+        char what[64];
+        snprintf(what, sizeof what, "%s: sampled wait against its clock", names[t]);
+        pp_measure(py, what, measured[t] > 0 ? secs / measured[t] : 0, ">=", 0.9);
+        pp_measure(py, what, measured[t] > 0 ? secs / measured[t] : 0, "<=", 1.1);
+        pp_expect(py, measured[t] >= 0.3 && secs >= 0.9 * measured[t] &&
+                  secs <= 1.1 * measured[t], "%s waited %.3f s at its await, the tasks "
+                  "mode says %.3f s", names[t], measured[t], secs);
     }
 }

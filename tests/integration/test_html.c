@@ -57,8 +57,8 @@ PP_TEST(html, page_data_agrees_with_the_json_report_in_every_mode, .timeout = 12
     run_tree(py, dir);
     const char *page = html_page(py, NULL, dir);
     const struct pp_json *data = page_data(py, page);
-    const char *modes[] = { "wall", "cpu", "gil", "exception" };
-    for (int m = 0; m < 4; m++) {
+    const char *modes[] = { "wall", "cpu", "gil", "exception", "tasks" };
+    for (int m = 0; m < 5; m++) {
         const struct pp_json *doc = pp_json_report(py, dir, modes[m], 0);
         char key[32];
         snprintf(key, sizeof key, "profile.samples.%d", m);
@@ -69,7 +69,7 @@ PP_TEST(html, page_data_agrees_with_the_json_report_in_every_mode, .timeout = 12
         /* per stack too: the page's stacks summed in this mode */
         const struct pp_json *st = pp_json_get(data, "profile.stacks");
         double sum = 0;
-        for (size_t i = 0; st && i + 6 < st->n; i += 7)
+        for (size_t i = 0; st && i + 7 < st->n; i += 8)
             sum += st->items[i + 3 + (size_t)m].num;
         pp_expect(py, sum == json_n, "%s: the page's stacks sum to %.0f, JSON %.0f",
                   modes[m], sum, json_n);

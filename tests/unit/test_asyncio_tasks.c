@@ -188,3 +188,70 @@ Test(asyncio_tasks, implausible_section_offsets_are_refused)
     cr_expect_eq(asyncio_tasks_use(bad), 0);
     cr_expect_eq(asyncio_tasks_ready(), 0);
 }
+
+/* A thread's list of pending tasks (struct llist_node: next, prev; the
+ * list ends back at its head): every task but the running one, in list
+ * order; every stride-th from the phase-th; at most cap; the length as
+ * read.  A pending task's chain: its own await stack first, then its
+ * awaiter's. */
+#define TASKS_HEAD 880
+static void link_tasks(uint8_t *ts, uint8_t **tasks, int n)
+{
+    uintptr_t head = (uintptr_t)ts + TASKS_HEAD, prev = head;
+    for (int i = 0; i < n; i++) {
+        uintptr_t node = (uintptr_t)tasks[i] + section[6];
+        put((uint8_t *)prev, 0, node);
+        put((uint8_t *)node, 8, prev);
+        prev = node;
+    }
+    put((uint8_t *)prev, 0, head);
+    put(ts, TASKS_HEAD + 8, prev);
+}
+
+Test(asyncio_tasks, the_pending_tasks_of_a_loop_are_listed_and_read_where_they_wait)
+{
+    use();
+    uint8_t future[64] = { 0 };
+    put(future, L->ob_type, (uintptr_t)&future_type);
+    uint8_t *t[6];
+    uint8_t *outer = task(NULL, coro("main", -1, future));
+    t[0] = outer;
+    for (int i = 1; i < 6; i++)
+        t[i] = task(i == 3 ? "runner" : "napper", i == 3 ? coro("work", 0, NULL)
+                                                          : coro("nap", -1, coro("sleep", -1, future)));
+    put(t[2], section[2], (uintptr_t)outer);
+    uint8_t *ts = block(1024);
+    put(ts, RUNNING_TASK, (uintptr_t)t[3]);
+    link_tasks(ts, t, 6);
+    uintptr_t got[8];
+    unsigned total;
+    unsigned n = asyncio_pending_tasks((uintptr_t)ts, 1, 0, got, 8, &total);
+    cr_assert_eq(total, 6u);
+    cr_assert_eq(n, 5u, "all but the running one: %u", n);
+    cr_expect_eq(got[0], (uintptr_t)t[0]);
+    cr_expect_eq(got[3], (uintptr_t)t[4]);
+    n = asyncio_pending_tasks((uintptr_t)ts, 2, 1, got, 8, &total);
+    cr_assert_eq(n, 2u, "places 1 and 5 (3 runs): %u", n);
+    cr_expect_eq(got[0], (uintptr_t)t[1]);
+    cr_expect_eq(got[1], (uintptr_t)t[5]);
+    n = asyncio_pending_tasks((uintptr_t)ts, 1, 0, got, 2, &total);
+    cr_expect_eq(n, 2u);
+    cr_expect_eq(total, 6u);
+    /* a pending task's chain: nap > sleep, then main's task awaiting it */
+    cr_assert_eq(asyncio_waiting_chain((uintptr_t)t[2], &chain), 1);
+    cr_assert_eq(chain.n, 2u);
+    cr_expect_str_eq(chain.links[0].name, "napper");
+    cr_assert_eq(chain.links[0].nframes, 2u);
+    cr_expect_str_eq(chain.links[0].frames[0].code->name, "sleep");
+    cr_expect_str_eq(chain.links[0].frames[1].code->name, "nap");
+    cr_expect_str_eq(chain.links[1].name, "");
+    cr_expect_eq(chain.links[1].nframes, 1u);
+    /* the running task is not a waiting one */
+    cr_expect_eq(asyncio_waiting_chain((uintptr_t)t[3], &chain), 0);
+    /* a list that does not end (a torn read) stops at TASK_LIST_MAX */
+    put(ts, TASKS_HEAD, (uintptr_t)t[1] + section[6]);
+    put(t[1], section[6], (uintptr_t)t[1] + section[6]);
+    n = asyncio_pending_tasks((uintptr_t)ts, 1, 0, got, 8, &total);
+    cr_expect_eq(total, (unsigned)TASK_LIST_MAX);
+    cr_expect_eq(n, 8u);
+}

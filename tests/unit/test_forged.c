@@ -414,8 +414,8 @@ Test(forged, names_that_close_a_script_element_stay_inside_the_html_data)
     cr_assert_eq(closes, 2u, "the template has two script elements, the page %zu", closes);
     cr_assert_null(strstr(page, "<!--"), "a comment opener in the page");
     cr_assert(strstr(page, "\\u003c/script>\\u003c!--f"), "the name is not in the data");
-    cr_assert(strstr(page, "\"samples\":[3,2,1,0]"), "wall, cpu, gil, exception counts: %.300s",
-              strstr(page, "\"samples\""));
+    cr_assert(strstr(page, "\"samples\":[3,2,1,0,3]"), "wall, cpu, gil, exception, tasks "
+              "counts: %.300s", strstr(page, "\"samples\""));
     free(page);
     unlink(path);
     free(raw.b);
@@ -493,6 +493,62 @@ Test(forged, a_cpu_time_record_that_cannot_be_is_damage)
         all_reports(path);
         unlink(path);
         free(raw.b);
+    }
+}
+
+/* TASK_WAIT records: each entry counts its count in the tasks mode alone
+ * (with every TICK sample, as wall does), and not among the file's samples;
+ * an entry that cannot be one (no stack, a thread never named, a count of
+ * 0 or past the format's bound) is damage, the entries before it kept. */
+Test(forged, pending_task_records_count_in_the_tasks_mode_alone)
+{
+    struct rb raw = { 0 };
+    one_stack(&raw);
+    rec_str(&raw, PP_REC_THREAD, 1, "MainThread");
+    rec(&raw, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, PP_SAMPLE_ON_CPU }, 4);
+    rec(&raw, PP_REC_TASK_WAIT, (uint64_t[]){ 1, 1, 3, 1, 1, 2 }, 6);
+    const char *path = to_file(&raw);
+    struct rd_file *f = rd_read(path);
+    cr_assert_null(f->problem, "%s", f->problem);
+    cr_assert_eq(f->samples, 1u);
+    cr_assert_eq(f->task_waits, 5u);
+    rd_free(f);
+    const enum m_mode modes[] = { MODE_WALL, MODE_CPU, MODE_GIL, MODE_EXC, MODE_TASKS };
+    const uint64_t want[] = { 1, 1, 0, 0, 6 };
+    for (size_t i = 0; i < 5; i++) {
+        char *paths[] = { (char *)path };
+        struct m_options mo = { .mode = modes[i] };
+        struct model *m = model_build(paths, 1, &mo, 1);
+        cr_assert_not_null(m);
+        cr_assert_eq(m->samples, want[i], "mode %zu counts %llu", i,
+                     (unsigned long long)m->samples);
+        cr_assert_eq(m->samples_all, 1u, "samples_all %llu", (unsigned long long)m->samples_all);
+        model_free(m);
+    }
+    all_reports(path);
+    unlink(path);
+    free(raw.b);
+
+    const uint64_t bad[][3] = {
+        { 1, 0, 2 }, { 2, 1, 2 }, { 1, 1, 0 }, { 1, 1, (uint64_t)PP_MAX_TASK_WAIT + 1 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct rb r2 = { 0 };
+        one_stack(&r2);
+        rec_str(&r2, PP_REC_THREAD, 1, "MainThread");
+        rec(&r2, PP_REC_TICK, (uint64_t[]){ 1000, 1, 1, 0 }, 4);
+        uint64_t both[6] = { 1, 1, 4, bad[i][0], bad[i][1], bad[i][2] };
+        rec(&r2, PP_REC_TASK_WAIT, both, 6);
+        const char *p2 = to_file(&r2);
+        struct rd_file *g = rd_read(p2);
+        cr_assert(g->problem && strstr(g->problem, "bad pending-task record"),
+                  "case %zu: %s", i, g->problem);
+        cr_assert_eq(g->task_waits, 4u, "case %zu: the good entry before the bad one "
+                     "counts", i);
+        rd_free(g);
+        all_reports(p2);
+        unlink(p2);
+        free(r2.b);
     }
 }
 
