@@ -565,3 +565,48 @@ PP_TEST(options, a_bad_setting_is_said_once_for_the_whole_tree, .timeout = 60)
               "pyprof-run: PYPROF_HZ=abc said %zu times, or not in its summary:\n%.2000s",
               count_in(r.err, "PYPROF_HZ=abc"), r.err);
 }
+
+/* A label cut short says so: a command line longer than a label ends in
+ * "…" in the text tree's COMMAND, the speedscope profiles' names and the
+ * gecko process names (pyprof-merge(1), process labels); and a process
+ * killed before its file ended shows "unknown (file incomplete)" in the
+ * text tree's EXIT column with the PYTHON column after it, not pushed
+ * aside. */
+PP_TEST(options, a_long_command_line_is_cut_with_an_ellipsis_and_exit_fits_its_column,
+        .timeout = 60)
+{
+    const char *dir = pp_tmpdir();
+    static char longarg[301];
+    memset(longarg, 'x', sizeof longarg - 1);
+    struct pp_result run;
+    const char *args[] = { pp_script("burn.py"), "0.4", longarg, NULL };
+    pp_run_python(&run, py, dir, 100, NULL, args);
+    pp_expect_ok(py, &run, "burn.py with a long argument");
+    struct pp_result text, ss, gk;
+    pp_merge(&text, "text", NULL, dir);
+    pp_merge(&ss, "speedscope", NULL, dir);
+    pp_merge(&gk, "gecko", NULL, dir);
+    const char *cut = "xxxxxxxxxx\xe2\x80\xa6";
+    const char *row = strstr(text.out, "burn.py 0.4 xxx");
+    pp_expect(py, row && strstr(row, cut) && !strstr(text.out, longarg),
+              "the text tree's COMMAND is not cut with an ellipsis:\n%.3000s", text.out);
+    pp_expect(py, strstr(ss.out, cut) && !strstr(ss.out, longarg),
+              "the speedscope names are not cut with an ellipsis");
+    const char *pn = strstr(gk.out, "\"processName\": \"burn.py 0.4 xxx");
+    pp_expect(py, pn && strstr(pn, cut) && !strstr(gk.out, longarg),
+              "the gecko process name is not cut with an ellipsis");
+
+    const char *dir2 = pp_tmpdir();
+    const char *kill_args[] = { "-c", "import os, time\n"
+                                "end = time.perf_counter() + 0.5\n"
+                                "while time.perf_counter() < end: pass\n"
+                                "os.kill(os.getpid(), 9)\n", NULL };
+    pp_run_python(&run, py, dir2, 100, NULL, kill_args);
+    pp_assert(py, run.signaled && run.sig == 9, "the process did not die of SIGKILL: %s",
+              pp_describe(&run));
+    pp_merge(&text, "text", NULL, dir2);
+    char want[96];
+    snprintf(want, sizeof want, "unknown (file incomplete) %.20s", py->version);
+    pp_expect(py, strstr(text.out, want), "no \"%s\" in the text tree:\n%.3000s", want,
+              text.out);
+}
