@@ -42,6 +42,20 @@ static struct task_chain chain;
 static struct pyvm_frame *buf;
 static struct pyvm_thread spliced_t;
 
+/* Appends to buf[n..cap) each link of c, innermost first: its await
+ * stack, then its <task NAME>.  Returns the new n. */
+static unsigned put_links(const struct task_chain *c, unsigned n, unsigned cap)
+{
+    for (unsigned k = 0; k < c->n && n < cap; k++) {
+        const struct task_link *l = &c->links[k];
+        for (unsigned i = 0; i < l->nframes && n < cap; i++)
+            buf[n++] = l->frames[i];
+        if (n < cap)
+            buf[n++] = (struct pyvm_frame){ .code = task_code(l->name), .line = 0 };
+    }
+    return n;
+}
+
 const struct pyvm_thread *task_frames(const struct pyvm_thread *t, int *spliced)
 {
     *spliced = 0;
@@ -59,13 +73,7 @@ const struct pyvm_thread *task_frames(const struct pyvm_thread *t, int *spliced)
     unsigned n = 0;
     for (unsigned i = 0; i <= k; i++)
         buf[n++] = t->frames[i];
-    for (unsigned c = 0; c < chain.n && n < PP_MAX_DEPTH; c++) {
-        const struct task_link *l = &chain.links[c];
-        for (unsigned i = 0; i < l->nframes && n < PP_MAX_DEPTH; i++)
-            buf[n++] = l->frames[i];
-        if (n < PP_MAX_DEPTH)
-            buf[n++] = (struct pyvm_frame){ .code = task_code(l->name), .line = 0 };
-    }
+    n = put_links(&chain, n, PP_MAX_DEPTH);
     unsigned rest = t->depth - k - 1, room = PP_MAX_DEPTH - n;
     unsigned kept = rest < room ? rest : room;
     memcpy(buf + n, t->frames + k + 1, kept * sizeof *buf);
@@ -87,14 +95,8 @@ const struct pyvm_thread *task_wait_frames(const struct task_chain *c,
 {
     if (!buf && !(buf = image_mem_alloc(PP_MAX_DEPTH * sizeof *buf)))
         return NULL;
-    unsigned n = 0;
-    for (unsigned k = 0; k < c->n && n + 1 < PP_MAX_DEPTH; k++) {
-        const struct task_link *l = &c->links[k];
-        for (unsigned i = 0; i < l->nframes && n + 1 < PP_MAX_DEPTH; i++)
-            buf[n++] = l->frames[i];
-        if (n + 1 < PP_MAX_DEPTH)
-            buf[n++] = (struct pyvm_frame){ .code = task_code(l->name), .line = 0 };
-    }
+    /* room kept for the outermost pseudo-frame */
+    unsigned n = put_links(c, 0, PP_MAX_DEPTH - 1);
     buf[n++] = (struct pyvm_frame){ .code = &waiting_code, .line = 0 };
     waiting_t = *loop;
     waiting_t.frames = buf;
