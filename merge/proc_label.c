@@ -63,7 +63,13 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
         put(buf, 0, cap, f->title, 96);
         return;
     }
-    if (!f->argc || cap < 8) {
+    /* Empty arguments at the end are what a title written over the
+     * command line's memory leaves of the others (tests/py/proctitle.py):
+     * no trace, as in a TITLE's comparison (pyprof(5)). */
+    size_t argc = f->argc;
+    while (argc > 1 && !f->argv[argc - 1][0])
+        argc--;
+    if (!argc || cap < 8) {
         put(buf, 0, cap, "?", 1);
         return;
     }
@@ -74,19 +80,19 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
          * program): the program and its first argument */
         n = put(buf, n, cap, prog, 64);
     } else {
-        for (; i < f->argc && f->argv[i][0] == '-' && f->argv[i][1]; i++) {
+        for (; i < argc && f->argv[i][0] == '-' && f->argv[i][1]; i++) {
             const char *o = f->argv[i];
             if (!strcmp(o, "--")) {
                 i++;
                 break;
             }
-            if (!strcmp(o, "-m") && i + 1 < f->argc) {
+            if (!strcmp(o, "-m") && i + 1 < argc) {
                 n = put(buf, n, cap, "-m ", 3);
                 n = put(buf, n, cap, f->argv[i + 1], 64);
                 i += 2;
                 goto args;
             }
-            if (!strcmp(o, "-c") && i + 1 < f->argc) {
+            if (!strcmp(o, "-c") && i + 1 < argc) {
                 const char *role = mp_role(f->argv[i + 1]);
                 if (role) {
                     /* the forkserver's children are the pool's workers,
@@ -103,7 +109,7 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
             if (takes_value(o))
                 i++;
         }
-        if (i >= f->argc) {
+        if (i >= argc) {
             put(buf, n, cap, prog, 64);     /* an interactive interpreter */
             return;
         }
@@ -112,11 +118,11 @@ static void label_into(const struct m_proc *p, char *buf, size_t cap)
     }
 args:
     /* the arguments after the script or module, as far as they fit */
-    for (; i < f->argc && n + 8 < cap && n < 96; i++) {
+    for (; i < argc && n + 8 < cap && n < 96; i++) {
         n = put(buf, n, cap, " ", 1);
         n = put(buf, n, cap, f->argv[i], 96 - n);
     }
-    cut |= i < f->argc;
+    cut |= i < argc;
 }
 
 void model_proc_label(const struct m_proc *p, char *buf, size_t cap)

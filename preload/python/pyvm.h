@@ -90,6 +90,11 @@ struct pyvm_thread {
      * consumer that did not see that sample must ignore same_outer. */
     uint32_t  seq, prev_seq;
     const struct pyvm_frame *frames;
+    /* CLOCK_MONOTONIC when the thread's stack was as given: when its
+     * current frame was first read, or, when the frames above returned
+     * while it was read and were dropped (walk.c), when it was read again;
+     * 0 = not known. */
+    uint64_t  at_ns;
 };
 
 typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);

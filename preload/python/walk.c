@@ -707,6 +707,9 @@ static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
  * disagreed (or a frame was unreadable), or they agreed but took longer
  * than their budget (over_budget; pyvm_take_failed_reads). */
 static enum { FAIL_TORN, FAIL_SLOW } walk_fail;
+/* When the stack the last walk_checked returned was the thread's
+ * (pyvm_thread.at_ns). */
+static uint64_t walk_at_ns;
 static uint64_t failed_reads[PYVM_FAILED_KINDS];
 
 /* The GIL's mark taken before the last walk_checked read the thread's
@@ -732,6 +735,7 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static struct gil_mark before, after;   /* static: under sigsetjmp */
     static uint64_t started;                /* static: under sigsetjmp */
     started = now_ns();
+    walk_at_ns = started;
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(L, gil, &before) && before.holder != tstate;
     walk_mark.ok = marked;
@@ -748,6 +752,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     }
     if (n < 0)
         return -1;
+    static uint64_t again_ns;               /* static: under sigsetjmp */
+    again_ns = now_ns();
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
@@ -777,6 +783,9 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (from > 0) {
         int q = covered_from(from);
         n = keep_from(n, q, q < from ? walk[q].instr : from_instr);
+        /* What is left was the stack when the top was read again (a
+         * checkpoint's proof is older, but the thread stood no higher). */
+        walk_at_ns = again_ns;
     }
     if (!n && now_top != top)
         return -1;
@@ -877,10 +886,11 @@ void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 /* Hands the stack in out[] (its last kept frames) on to fn. */
 static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
                     uint32_t prev_seq, const struct cpu_marks *cpu,
-                    unsigned flags, int kept, unsigned same,
+                    unsigned flags, int kept, unsigned same, uint64_t at,
                     pyvm_thread_fn fn, void *ctx)
 {
     struct pyvm_thread th = {
+        .at_ns = at,
         .tstate = tstate,
         .native_tid = cpu->tid,
         .cpu_known = cpu->now_known,
@@ -940,7 +950,7 @@ static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
     pass_on(tstate, tc, prev_seq, cpu,
             (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
             (tc->truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
-            (int)tc->depth, tc->depth, fn, ctx);
+            (int)tc->depth, tc->depth, now_ns(), fn, ctx);
     return 1;
 }
 
@@ -1031,7 +1041,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
                 (truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
-                kept, same, fn, ctx);
+                kept, same, walk_at_ns, fn, ctx);
         return 1;
     }
     struct ts_cache *tc = ts_cache_for(tstate);

@@ -729,9 +729,16 @@ static size_t cpu_extra_len;
 static uint8_t task_wait[2048];
 static size_t task_wait_len;
 
-void writer_tick_begin(uint64_t mono_ns)
+void writer_tick_prepare(void)
 {
     cpu_extra_len = task_wait_len = 0;  /* a fork child may inherit a tick half made */
+    w.tick_len = 0;
+    clean_tables();
+}
+
+void writer_tick_begin(uint64_t mono_ns)
+{
+    cpu_extra_len = task_wait_len = 0;
     /* Deltas are written in whole 1024 ns steps: the nanoseconds of timer
      * jitter are noise that zstd cannot compress, and the remainder is
      * carried to the next tick so that times never drift. */

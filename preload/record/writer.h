@@ -56,7 +56,11 @@ void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
 /* The process's title now (PP_REC_TITLE), cut to PP_MAX_TITLE bytes. */
 void writer_title(const char *title);
 
-/* A tick: begin, one writer_sample per sampled thread, end. */
+/* A tick: prepare, begin, one writer_sample per sampled thread, end.
+ * The tick's time is begin's mono_ns, which may be known only once the
+ * first thread's stack has been read: prepare does before any reading
+ * what begin would otherwise do after it (emptying stale tables). */
+void writer_tick_prepare(void);
 void writer_tick_begin(uint64_t mono_ns);
 void writer_sample(uint32_t thread_idx, const struct pyvm_thread *t,
                    unsigned flags);

@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/identity.h"
 #include "base/log.h"
+#include "base/run_delay.h"
 #include "pyprof/format.h"
 #include "sample/lifecycle.h"
 #include "sample/sampler.h"
@@ -17,8 +18,21 @@
  * held (sampler_hold_unopened). */
 enum { EXEC_ENDED = 1, EXEC_HELD = 2 };
 
-/* How soon after its fork a child's exec makes the pair one spawn. */
+/* How soon after its fork a child's exec makes the pair one spawn: time
+ * the child took, not time it spent waiting for a CPU on a loaded machine
+ * (base/run_delay.h), which the kernel is asked for only past the window. */
 #define SPAWN_WINDOW_NS 20000000ULL
+
+static int exec_follows_fork_at_once(void)
+{
+    if (pp_state.started_by != PP_START_FORK)
+        return 0;
+    uint64_t took = pp_clock_ns(CLOCK_MONOTONIC) - pp_state.forked_ns;
+    if (took < SPAWN_WINDOW_NS)
+        return 1;
+    uint64_t waited = pp_thread_run_delay_ns();
+    return waited < took && took - waited < SPAWN_WINDOW_NS;
+}
 
 void pp_start(int started_by)
 {
@@ -53,8 +67,7 @@ int pp_before_exec(void)
      * once" is a time, not "before the first sample": the child's few
      * samples of subprocess's own work before the exec are dropped with
      * it (pyprof(7), Following children). */
-    int discard = pp_state.started_by == PP_START_FORK &&
-                  pp_clock_ns(CLOCK_MONOTONIC) - pp_state.forked_ns < SPAWN_WINDOW_NS;
+    int discard = exec_follows_fork_at_once();
     int token = EXEC_ENDED;
     /* Nothing to write or remove yet: the sampler is not stopped but held,
      * and the exec ends it with the image.  A failed exec (each miss of a

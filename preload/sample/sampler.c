@@ -349,10 +349,18 @@ static void pending_tasks(struct thread_slot *s, const struct pyvm_thread *t)
     s->task_stride = total > TASK_WAIT_TICK ? (total + TASK_WAIT_TICK - 1) / TASK_WAIT_TICK : 1;
 }
 
+/* Whether this tick's TICK record has its time.  A sample stands for
+ * the moment its stack was read: the tick takes the time of its first
+ * sample's stack (pyvm_thread.at_ns), not when the sampler woke, which is
+ * a few microseconds earlier and 10-30 in about one tick of ten on the
+ * development VMs (pyprof(7), "Deep stacks"); a tick with no sample, the
+ * time its reading began. */
+static int tick_stamped;
+
 /* Writes t; bind: t is a main interpreter's state (thread_slot). */
 static void take(const struct pyvm_thread *t, int bind)
 {
-    uint64_t cpu = 0;
+    uint64_t cpu = 0, at = t->at_ns;
     if (t->flags & PP_SAMPLE_IN_GC)
         t = pseudo_gc_on_top(t);
     if (t->cpu_known)
@@ -385,6 +393,10 @@ static void take(const struct pyvm_thread *t, int bind)
     if (on_cpu(s, cpu, &extra))
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
+    if (!tick_stamped) {
+        writer_tick_begin(at ? at : mono_ns());
+        tick_stamped = 1;
+    }
     writer_sample(s->idx, t, flags);
     if (extra)
         writer_cpu_extra(s->idx, flags, extra);
@@ -442,9 +454,12 @@ static void count_own_cpu(void)
 
 /* The process's title (pyprof(5), TITLE): the hash of its command line
  * as last written, the header's argv to begin with.  Looked at with each
- * flush, and at the end of a file that has flushed: not in a fork child
- * that execs or exits at once, which it would cost a read of /proc. */
+ * flush, and at the end of a file that has flushed or lived TITLE_END_NS:
+ * not in a fork child that execs or exits at once, which it would cost a
+ * read of /proc, but in a worker that titled itself after its file was
+ * made and ended before a flush. */
 static uint64_t title_hash;
+#define TITLE_END_NS 20000000ULL
 
 /* The one form both sides are compared in: the arguments as the kernel
  * gives them (NUL after each), the NULs at the end dropped (an empty last
@@ -558,12 +573,16 @@ static void tick(void)
         unsigned rejected = 0;
         check_main(now);
         tick_now = now;
-        writer_tick_begin(now);
+        writer_tick_prepare();
         interp_join_begin();
+        tick_stamped = 0;
+        uint64_t reading = mono_ns();
         if (pyvm_sample(on_thread, NULL, &rejected) < 0)
             rejected++;
         for (const struct pyvm_thread *t; (t = interp_join_leftover()); )
             take(t, 0);
+        if (!tick_stamped)
+            writer_tick_begin(reading);
         writer_tick_end();
         pyvm_take_failed_reads(counters.failed_reads);
         counters.rejected += rejected;
@@ -615,7 +634,7 @@ static void serve_request(void)
          * this small ends in one stored frame (writer_end). */
         if (file_open > 0) {
             count_own_cpu();
-            if (file_flushed)
+            if (file_flushed || mono_ns() - writer_start_ns() >= TITLE_END_NS)
                 check_title();
             writer_end(req_how, req_value, &counters);
         }

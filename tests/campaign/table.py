@@ -5,8 +5,13 @@ quiet runs and in runs beside hogs, how many broke their limit, and the
 margin in standard deviations of the quiet runs.  Markdown on stdout.
 
     tests/campaign/table.py OUT [OUT...]
+
+An OUT is a campaign's directory (its measures.tsv) or a measures file
+kept from one, plain or xz-compressed (tests/campaign/measures/).
 """
 import collections
+import lzma
+import os
 import statistics
 import sys
 
@@ -16,7 +21,9 @@ def main(dirs):
     limits = {}
     runs = {"quiet": set(), "hogs": set()}
     for d in dirs:
-        with open(d + "/measures.tsv", encoding="utf-8") as f:
+        path = os.path.join(d, "measures.tsv") if os.path.isdir(d) else d
+        opener = lzma.open if path.endswith(".xz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
                 if len(parts) != 7:

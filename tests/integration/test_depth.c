@@ -113,7 +113,8 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
         if (want[b] * (double)n >= 200 && got[b] / want[b] < worst)
             worst = got[b] / want[b];
     /* Measured on 3.10 too, judged from 3.11 on (the comment above). */
-    pp_measure(py, "worst bucket against its ticks", worst, ">=", 0.7);
+    if (worst < 1e9)            /* else no bucket had 200 samples */
+        pp_measure(py, "worst bucket against its ticks", worst, ">=", 0.7);
     for (int b = 0; b < BUCKETS && py->minor >= 11; b++)
         pp_expect(py, want[b] * (double)n < 200 || got[b] >= want[b] * 0.7,
                   "frames %d-%d of descend have %.2f of its samples, "

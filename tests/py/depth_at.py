@@ -13,9 +13,9 @@ the sample's tick, per 100 frames (1-100 ... 501-600).  Prints
 
 N samples; Si the share of them pyprof put in bucket i, Ti the share the
 program's log puts there; D the total variation distance between the two.
-A sample's tick is when the sampler woke for it; it reads the stack a few
-microseconds later, so a sample taken as the stack crossed a bucket's
-edge can fall either side of it.
+A sample's tick is when its stack was read (pyprof(5), TICK), to the
+microsecond and within a few hundred nanoseconds of that read, so a sample
+taken as the stack crossed a bucket's edge can fall either side of it.
 """
 import bisect
 import json

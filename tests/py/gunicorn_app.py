@@ -1,5 +1,8 @@
 """A WSGI app for the pre-fork server test: each request burns a little CPU
-in handle_request, the function the report must show in the workers."""
+in handle_request, the function the report must show in the workers, and
+answers with the worker's pid, so that the client can count the requests
+each worker served."""
+import os
 import time
 
 
@@ -12,7 +15,7 @@ def handle_request(environ):
 
 
 def app(environ, start_response):
-    body = str(handle_request(environ)).encode()
+    body = ("%d %d" % (os.getpid(), handle_request(environ))).encode()
     start_response("200 OK", [("Content-Type", "text/plain"),
                               ("Content-Length", str(len(body)))])
     return [body]

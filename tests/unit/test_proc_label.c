@@ -83,3 +83,15 @@ Test(proc_label, other_programs_and_odd_lines)
     cr_expect_lt(strlen(l), 110u);
     cr_expect(strstr(l, "app.py xxx") == l && strstr(l, "\xe2\x80\xa6"), "%s", l);
 }
+
+/* A title written over the command line's memory before the file was
+ * made is the header's argv: the title, then the empty arguments left of
+ * the others, which leave no trailing spaces. */
+Test(proc_label, a_title_over_the_command_line_leaves_no_trailing_spaces)
+{
+    cr_expect_str_eq(label_started((char *[]){ "prefork worker 1 [labelled]", "", "",
+                                               NULL }, PP_START_FORK),
+                     "prefork worker 1 [labelled]");
+    cr_expect_str_eq(label_of((char *[]){ "/usr/bin/python3", "app.py", "", "x", "", NULL }),
+                     "app.py  x");
+}
