@@ -79,6 +79,7 @@ PP_TEST(depth, samples_of_a_fast_deep_recursion_hold_the_stack_of_their_tick,
     /* 6 s at 1 kHz of a program that spends a fifth to a half of its time
      * descending (the rest folds its clock readings): far fewer would mean
      * the sampler hardly ran and nothing much was checked. */
+    pp_measure(py, "samples inside a descent", (double)n, ">=", 500);
     pp_assert(py, n >= 500, "only %ld samples taken inside a descent", n);
     /* Total variation distance; its spread over 20 runs on a quiet
      * machine and 5 beside two CPU hogs, per interpreter, is in

@@ -1,5 +1,6 @@
 """A deep stack that changes faster than it can be read: descend 600 frames
-and back, over and over, for SECONDS (default 4), each call logging the
+and back, over and over (a pause of 0-300 microseconds, drawn at random,
+after each), for SECONDS (default 4), each call logging the
 clock on entry and exit so that the program knows how long its stack stood
 at each depth.  Prints "truth S0 .. S5": the share of the time in descend
 spent 1-100, 101-200, ... 501-600 frames of descend deep.
@@ -13,6 +14,7 @@ integers, N readings for each descent: the clock at every tenth of its
 1,200 calls and returns (event 0, 10, ... 1190) and at its last return.
 tests/py/depth_at.py reads it.
 """
+import random
 import sys
 import time
 from array import array
@@ -55,6 +57,11 @@ def main(secs, log_path):
     hist = [0] * (DEPTH // BUCKET)
     kept = array("q") if log_path else None
     end = time.monotonic() + secs
+    # A pause of random length after each descent, so that the cycle does
+    # not keep step with the sampler's ticks: 3.12.1's cycle came to about
+    # a millisecond on one VM, and at 1 kHz the ticks then fell in the
+    # same part of it run after run (481 of 6,000 inside a descent).
+    draw = random.Random(11).random
     while time.monotonic() < end:
         del ev[:]
         descend(DEPTH - 1)
@@ -62,6 +69,9 @@ def main(secs, log_path):
             kept.extend(ev[::10])
             kept.append(ev[-1])
         fold(ev, hist)
+        until = ns() + int(draw() * 300000)
+        while ns() < until:
+            pass
     total = sum(hist) or 1
     print("truth " + " ".join("%.4f" % (h / total) for h in hist))
     if log_path:
