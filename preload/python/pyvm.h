@@ -92,7 +92,8 @@ struct pyvm_thread {
     const struct pyvm_frame *frames;
     /* CLOCK_MONOTONIC when the thread's stack was as given: when its
      * current frame was first read, or, when the frames above returned
-     * while it was read and were dropped (walk.c), when it was read again;
+     * while it was read and were dropped (walk.c), when it was read again
+     * (the end of that second read);
      * 0 = not known. */
     uint64_t  at_ns;
 };

@@ -752,8 +752,6 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     }
     if (n < 0)
         return -1;
-    static uint64_t again_ns;               /* static: under sigsetjmp */
-    again_ns = now_ns();
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
@@ -771,8 +769,12 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (n && !same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
                          &from_instr))
         return -1;
+    /* Read after the second read, not between the two: a clock read
+     * there widens the window in which a loop can come back to where the
+     * first read found it (3.10's storm: 2 impossible stacks in 4 runs). */
+    uint64_t again_ns = now_ns();
     if (n) {
-        uint64_t took = now_ns() - started;
+        uint64_t took = again_ns - started;
         int over = over_budget(took, n);
         pace_note(took, n);
         if (over) {
@@ -783,8 +785,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (from > 0) {
         int q = covered_from(from);
         n = keep_from(n, q, q < from ? walk[q].instr : from_instr);
-        /* What is left was the stack when the top was read again (a
-         * checkpoint's proof is older, but the thread stood no higher). */
+        /* What is left was the stack when the top was read again, just
+         * before the second read ended. */
         walk_at_ns = again_ns;
     }
     if (!n && now_top != top)
