@@ -93,8 +93,8 @@ struct pyvm_thread {
     /* CLOCK_MONOTONIC when the thread's stack was as given: when its
      * current frame was first read, or, when the frames above returned
      * while it was read and were dropped (walk.c), when it was read again
-     * (the end of that second read);
-     * 0 = not known. */
+     * (the end of that second read); 0 = any time in this tick (a
+     * thread that has not run since its previous sample). */
     uint64_t  at_ns;
 };
 

@@ -770,8 +770,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
                          &from_instr))
         return -1;
     /* Read after the second read, not between the two: a clock read
-     * there widens the window in which a loop can come back to where the
-     * first read found it (3.10's storm: 2 impossible stacks in 4 runs). */
+     * there would give a loop more time to come back to where the first
+     * read found it. */
     uint64_t again_ns = now_ns();
     if (n) {
         uint64_t took = again_ns - started;
@@ -952,7 +952,7 @@ static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
     pass_on(tstate, tc, prev_seq, cpu,
             (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
             (tc->truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
-            (int)tc->depth, tc->depth, now_ns(), fn, ctx);
+            (int)tc->depth, tc->depth, 0, fn, ctx);
     return 1;
 }
 

@@ -356,6 +356,7 @@ static void pending_tasks(struct thread_slot *s, const struct pyvm_thread *t)
  * development VMs (pyprof(7), "Deep stacks"); a tick with no sample, the
  * time its reading began. */
 static int tick_stamped;
+static uint64_t tick_reading;   /* when this tick's reading began */
 
 /* Writes t; bind: t is a main interpreter's state (thread_slot). */
 static void take(const struct pyvm_thread *t, int bind)
@@ -394,7 +395,7 @@ static void take(const struct pyvm_thread *t, int bind)
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
     if (!tick_stamped) {
-        writer_tick_begin(at ? at : mono_ns());
+        writer_tick_begin(at ? at : tick_reading);
         tick_stamped = 1;
     }
     writer_sample(s->idx, t, flags);
@@ -576,13 +577,13 @@ static void tick(void)
         writer_tick_prepare();
         interp_join_begin();
         tick_stamped = 0;
-        uint64_t reading = mono_ns();
+        tick_reading = mono_ns();
         if (pyvm_sample(on_thread, NULL, &rejected) < 0)
             rejected++;
         for (const struct pyvm_thread *t; (t = interp_join_leftover()); )
             take(t, 0);
         if (!tick_stamped)
-            writer_tick_begin(reading);
+            writer_tick_begin(tick_reading);
         writer_tick_end();
         pyvm_take_failed_reads(counters.failed_reads);
         counters.rejected += rejected;
