@@ -569,6 +569,34 @@ static int keep_from(int n, int k, uintptr_t instr)
     return n - k;
 }
 
+/* 3.10 gives a returned frame object to the next call of its code: the
+ * same address under the same caller.  A caller calling one function in a
+ * tight loop can then fool both reads alike: each found the callee alive,
+ * then the caller already past the call, and the second found it on the
+ * very instruction the first did (a loop keeping step with the reads).
+ * 3.11+ tell that by the caller's instruction (callsite.h); a 3.10 caller
+ * can have a Python callee, run through C, on almost any instruction.  A
+ * caller does not move while its callee lives: the nearest callers'
+ * f_lasti are read once more, after the second read (and the clock read
+ * that ends it); the first that moved is where the stack that is one
+ * moment starts, at its new instruction (*instr).  Returns that frame's
+ * index, from when none moved, -1 when one is unreadable. */
+#define REREAD_CALLERS 4
+
+static int callers_stood_still(int from, int n, uintptr_t *instr)
+{
+    for (int j = from + 1; j < n && j <= from + REREAD_CALLERS; j++) {
+        int32_t now;
+        if (safe_read(&now, walk[j].addr + L->fr_instr, sizeof now) != 0)
+            return -1;
+        if ((uintptr_t)(intptr_t)now != walk[j].instr) {
+            *instr = (uintptr_t)(intptr_t)now;
+            return j;
+        }
+    }
+    return from;
+}
+
 /* The walked thread and, when a proof read it (now_known), its CPU time
  * after the walk, which the on-CPU flag then takes instead of reading it
  * again. */
@@ -780,6 +808,17 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         if (over) {
             walk_fail = FAIL_SLOW;
             return -1;
+        }
+    }
+    if (L->frames == FRAMES_OBJECTS && n > 1) {
+        int moved = callers_stood_still(from, n, &from_instr);
+        if (moved < 0)
+            return -1;
+        if (moved > from) {
+            /* checkpoints vouch for frames above the one that moved: none
+             * of them is one moment with it any more */
+            checks.n = 0;
+            from = moved;
         }
     }
     if (from > 0) {
