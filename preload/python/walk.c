@@ -289,8 +289,15 @@ static int reachable(uintptr_t cur, const struct raw_frame *f)
 #define CHECK_MAX   6
 static struct {
     int n, next;
-    struct { int p, m; } at[CHECK_MAX];
+    struct { int p, m; uint64_t ns; } at[CHECK_MAX];
 } checks;
+
+static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
+
+/* When the innermost frame the walk kept was read: a walk that starts
+ * again under frames that returned as it read them holds the stack of
+ * that later read (walk_frames). */
+static uint64_t top_read_ns;
 
 static void checkpoint(uintptr_t tstate, int m)
 {
@@ -314,6 +321,7 @@ static void checkpoint(uintptr_t tstate, int m)
             up_b == walk[p + 1].prev) {
             checks.at[checks.n].p = p;
             checks.at[checks.n].m = m;
+            checks.at[checks.n].ns = now_ns();
             checks.n++;
         }
         return;
@@ -368,6 +376,7 @@ static int walk_frames(uintptr_t tstate, uintptr_t top, int *truncated,
             *pair_ok = 0;
             checks.n = 0;
             checks.next = CHECK_FIRST;
+            top_read_ns = now_ns();
         } else if (r > 0) {
             walk[n].prev = prev;
             walk[n].info = NULL;
@@ -459,9 +468,11 @@ static int survivor_at(uintptr_t cur, const struct raw_frame *chk,
  * let a single check of the first frame pass a chain made of two moments;
  * reading every caller twice and finding it unchanged does not.
  * Returns 1 when the chain from walk[*from] down is the same, *from_instr
- * then the instruction of walk[*from] as read again (for *from > 0). */
+ * then the instruction of walk[*from] as read again and *from_ns when it
+ * was read (for *from > 0). */
 static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
-                      int pair_ok, int *from, uintptr_t *from_instr)
+                      int pair_ok, int *from, uintptr_t *from_instr,
+                      uint64_t *from_ns)
 {
     int k = -1, hops = 0, start = 0, rereads = TOP_REREADS, r = -1, owner;
     int pops = 0;
@@ -499,6 +510,7 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
         else if (hops == 1 && (k = survivor_at(cur, &chk, up, owner, n)) > 0) {
             start = k;
             *from_instr = chk.instr;
+            *from_ns = now_ns();
         } else
             cur = up;
     }
@@ -533,6 +545,7 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
                 resume = 0;
                 start = k;
                 *from_instr = chk.instr;
+                *from_ns = now_ns();
             } else if (k > first && k > start &&
                        !generator_still_under(&walk[k - 1])) {
                 return 0;
@@ -550,13 +563,16 @@ static int same_chain(uintptr_t tstate, uintptr_t cur, int n, int truncated,
 /* Where the part of walk[0..n) that can be shown to be one moment starts,
  * when the second read found it from walk[start] down: a checkpoint that
  * found walk[p] alive after walk[p + 1..m] were read extends it up to
- * walk[p] if it reaches that far down. */
-static int covered_from(int start)
+ * walk[p] if it reaches that far down.  *ns: when that moment was (left
+ * as it is when no checkpoint extends it). */
+static int covered_from(int start, uint64_t *ns)
 {
     int q = start;
     for (int i = checks.n - 1; i >= 0; i--)
-        if (checks.at[i].m >= q && checks.at[i].p < q)
+        if (checks.at[i].m >= q && checks.at[i].p < q) {
             q = checks.at[i].p;
+            *ns = checks.at[i].ns;
+        }
     return q;
 }
 
@@ -729,7 +745,6 @@ static int over_budget(uint64_t took, int n)
     return took > BUDGET_UNITS(n) * unit;
 }
 
-static uint64_t now_ns(void) { return pp_clock_ns(CLOCK_MONOTONIC); }
 
 /* Why the last walk_checked that returned -1 failed: its two reads
  * disagreed (or a frame was unreadable), or they agreed but took longer
@@ -772,7 +787,9 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     if (!ok)
         return -2;
     static int pair_ok;    /* static: this runs under sigsetjmp */
+    top_read_ns = started;
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
+    walk_at_ns = top_read_ns;
     if (n < 0 && last_try && L->resumer.ts_exc_info && top &&
         lone_generator(top)) {
         walk_mark.ok = 0;
@@ -794,12 +811,10 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
         return n;
     int from = 0;
     static uintptr_t from_instr;    /* static: under sigsetjmp */
+    static uint64_t from_ns;        /* static: under sigsetjmp */
     if (n && !same_chain(tstate, now_top, n, *truncated, pair_ok, &from,
-                         &from_instr))
+                         &from_instr, &from_ns))
         return -1;
-    /* Read after the second read, not between the two: a clock read
-     * there would give a loop more time to come back to where the first
-     * read found it. */
     uint64_t again_ns = now_ns();
     if (n) {
         uint64_t took = again_ns - started;
@@ -819,14 +834,19 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
              * of them is one moment with it any more */
             checks.n = 0;
             from = moved;
+            from_ns = now_ns();
         }
     }
     if (from > 0) {
-        int q = covered_from(from);
+        /* What is left is the stack of the read that found where it
+         * starts (the second read's, or a checkpoint's), and takes that
+         * read's time: the end of the second read is later by the time
+         * the rest of the chain took to read again, tens of microseconds
+         * under a deep stack, while it returns a frame every 100
+         * nanoseconds or so (pyprof(7), "Deep stacks"). */
+        int q = covered_from(from, &from_ns);
         n = keep_from(n, q, q < from ? walk[q].instr : from_instr);
-        /* What is left was the stack when the top was read again, just
-         * before the second read ended. */
-        walk_at_ns = again_ns;
+        walk_at_ns = from_ns;
     }
     if (!n && now_top != top)
         return -1;

@@ -44,9 +44,15 @@ static void expect_few_rejects(const struct pp_python *py, const char *dir)
         const struct pp_json *p = pp_json_get(doc, path);
         double s = pp_json_num(p, "counters.samples", 0);
         double r = pp_json_num(p, "counters.rejected", 0);
-        fprintf(stderr, "[%s] %.0f Hz: %.0f samples, %.0f rejected (%.2f %%)\n",
+        /* Why reads failed (a sample is rejected after its last failed
+         * read): torn, or over the time budget on a slow host. */
+        fprintf(stderr, "[%s] %.0f Hz: %.0f samples, %.0f rejected (%.2f %%); "
+                "failed reads: %.0f torn, %.0f slow, %.0f other\n",
                 py->label, 1e9 / pp_json_num(p, "interval_ns", 1e9), s, r,
-                s + r > 0 ? 100.0 * r / (s + r) : 0.0);
+                s + r > 0 ? 100.0 * r / (s + r) : 0.0,
+                pp_json_num(p, "counters.failed_reads.torn", -1),
+                pp_json_num(p, "counters.failed_reads.slow", -1),
+                pp_json_num(p, "counters.failed_reads.other", -1));
         pp_measure(py, "rejected share", s + r > 0 ? r / (s + r) : 0, "<=", 0.01);
         pp_expect(py, r * 100 <= s + r, "%.0f of %.0f samples rejected (> 1 %%)",
                   r, s + r);
