@@ -745,7 +745,6 @@ static int over_budget(uint64_t took, int n)
     return took > BUDGET_UNITS(n) * unit;
 }
 
-
 /* Why the last walk_checked that returned -1 failed: its two reads
  * disagreed (or a frame was unreadable), or they agreed but took longer
  * than their budget (over_budget; pyvm_take_failed_reads). */
