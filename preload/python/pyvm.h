@@ -92,9 +92,9 @@ struct pyvm_thread {
     const struct pyvm_frame *frames;
     /* CLOCK_MONOTONIC when the thread's stack was as given: when its
      * current frame was first read, or, when the frames above returned
-     * while it was read and were dropped (walk.c), when it was read again
-     * (the end of that second read); 0 = any time in this tick (a
-     * thread that has not run since its previous sample). */
+     * while it was read and were dropped (walk.c), when the read that
+     * found where what is left starts was made; 0 = any time in this tick
+     * (a thread that has not run since its previous sample). */
     uint64_t  at_ns;
 };
 

@@ -777,7 +777,6 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static struct gil_mark before, after;   /* static: under sigsetjmp */
     static uint64_t started;                /* static: under sigsetjmp */
     started = now_ns();
-    walk_at_ns = started;
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(L, gil, &before) && before.holder != tstate;
     walk_mark.ok = marked;
@@ -788,14 +787,15 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
     static int pair_ok;    /* static: this runs under sigsetjmp */
     top_read_ns = started;
     int n = top ? walk_frames(tstate, top, truncated, &pair_ok) : 0;
-    walk_at_ns = top_read_ns;
     if (n < 0 && last_try && L->resumer.ts_exc_info && top &&
         lone_generator(top)) {
         walk_mark.ok = 0;
+        walk_at_ns = started;
         return walk_stopped_resumer(tstate, t, cpu, truncated);
     }
     if (n < 0)
         return -1;
+    walk_at_ns = top_read_ns;
     uintptr_t now_top = thread_top(tstate, &ok);
     if (!ok)
         return -2;
