@@ -9,7 +9,8 @@
 # BUILD is a configured build directory whose tests are built (make
 # check, or make -C tests run-integration); FILTER a criterion filter
 # ('core/*', '*/*'); QUIET and HOGGED the runs of each kind; OUT a
-# directory for measures.tsv and one log per run.  A hogged run has two
+# directory for measures.tsv and one log per run (with criterion's XML
+# report beside it, which times each test).  A hogged run has two
 # busy shell loops beside it, started before the run and stopped after.
 # Nothing else should run on the machine meanwhile.
 set -u
@@ -45,7 +46,8 @@ one() {   # one TAG
     PP_TEST_MEASURE_TAG=$1
     export PP_TEST_MEASURE_TAG
     start=$(date -u +%FT%TZ)
-    "$build/tests/run-integration" --filter "$filter" > "$out/run-$1.log" 2>&1
+    "$build/tests/run-integration" --filter "$filter" \
+        --xml="$out/run-$1.xml" > "$out/run-$1.log" 2>&1
     rc=$?
     printf '%s\t%s\t%s\trc=%d\n' "$1" "$start" "$(date -u +%FT%TZ)" "$rc" >> "$out/runs.tsv"
     # Each [FAIL] line with the assertion message before it, which names
