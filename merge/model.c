@@ -33,6 +33,14 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        oom();
+    return d;
+}
+
 /* Room in x for one more than used items (index.h). */
 static void room(struct index *x, size_t used, index_hash_fn hash,
                  const struct model *m)
@@ -243,6 +251,10 @@ static struct index *stack_index(struct model *m, int own, size_t n)
 
 /* ------------------------------------------------------------ reading */
 
+/* What the first reading of a windowed merge keeps of each file: where
+ * its host's run starts and ends (window_on_host). */
+struct scan { uint64_t start, end; char *host; };
+
 struct job {
     char *const *paths;
     size_t n;
@@ -250,7 +262,38 @@ struct job {
     uint64_t **code_hash;
     atomic_size_t next;
     struct m_progress *progress;
+    /* A windowed merge reads twice: first into scans (no counting), then
+     * each file's part wins[i]; both NULL otherwise. */
+    struct scan *scans;
+    const struct rd_window *wins;
 };
+
+static void no_tick(void *arg, const struct rd_file *f, uint64_t ns)
+{
+    (void)arg, (void)f, (void)ns;
+}
+
+static void no_sample(void *arg, const struct rd_file *f, uint32_t thread,
+                      uint32_t leaf, uint8_t flags)
+{
+    (void)arg, (void)f, (void)thread, (void)leaf, (void)flags;
+}
+
+static void scan_file(const char *path, struct scan *s)
+{
+    static const struct rd_sink nothing = { no_tick, no_sample, NULL, NULL };
+    struct rd_file *f = rd_stream(path, &nothing);
+    if (!f) {
+        fprintf(stderr, "pyprof-merge: out of memory reading %s\n", path);
+        exit(2);
+    }
+    if (f->has_header) {
+        s->start = f->start_ns;
+        s->end = f->last_tick_ns > f->start_ns ? f->last_tick_ns : f->start_ns;
+        s->host = xstrdup(f->hostname ? f->hostname : "");
+    }
+    rd_free(f);
+}
 
 static void count_progress(struct m_progress *pr, const struct rd_file *f)
 {
@@ -285,7 +328,12 @@ static void *reader_main(void *arg)
         size_t i = atomic_fetch_add(&j->next, 1);
         if (i >= j->n)
             break;
-        j->files[i] = x ? rd_read_with(x, j->paths[i]) : NULL;
+        if (j->scans) {
+            scan_file(j->paths[i], &j->scans[i]);
+            continue;
+        }
+        j->files[i] = x ? rd_read_window(x, j->paths[i], j->wins ? &j->wins[i] : NULL)
+                        : NULL;
         if (!j->files[i]) {
             fprintf(stderr, "pyprof-merge: out of memory reading %s\n", j->paths[i]);
             exit(2);
@@ -732,6 +780,84 @@ static void find_hosts(struct model *m)
     }
 }
 
+/* Each file's part of a window: the window placed on its host's run,
+ * which starts at the host's first header and ends at its last sample
+ * (hosts' clocks are not compared: pyprof(7), "Many hosts"). */
+static struct rd_window *place_window(char *const *paths, size_t n,
+                                      const struct m_window *w, int jobs)
+{
+    struct scan *sc = calloc(n ? n : 1, sizeof *sc);
+    struct rd_window *wins = calloc(n ? n : 1, sizeof *wins);
+    if (!sc || !wins)
+        oom();
+    struct job j = { .paths = paths, .n = n, .scans = sc };
+    atomic_init(&j.next, 0);
+    read_all(&j, jobs);
+    /* The hosts' runs, in hosts[] (a few: each file finds its own by a
+     * look along them); a file without a header keeps host -1. */
+    struct scan *hosts = calloc(n ? n : 1, sizeof *hosts);
+    long *host_of = calloc(n ? n : 1, sizeof *host_of);
+    size_t nhosts = 0;
+    if (!hosts || !host_of)
+        oom();
+    for (size_t i = 0; i < n; i++) {
+        host_of[i] = -1;
+        if (!sc[i].host)
+            continue;
+        size_t k = 0;
+        while (k < nhosts && strcmp(hosts[k].host, sc[i].host))
+            k++;
+        if (k == nhosts)
+            hosts[nhosts++] = sc[i];
+        hosts[k].start = sc[i].start < hosts[k].start ? sc[i].start : hosts[k].start;
+        hosts[k].end = sc[i].end > hosts[k].end ? sc[i].end : hosts[k].end;
+        host_of[i] = (long)k;
+    }
+    for (size_t i = 0; i < n; i++) {
+        wins[i] = (struct rd_window){ 0, UINT64_MAX };
+        if (host_of[i] >= 0)
+            window_on_host(w, hosts[host_of[i]].start, hosts[host_of[i]].end,
+                           &wins[i].lo, &wins[i].hi);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(sc[i].host);
+    free(sc);
+    free(hosts);
+    free(host_of);
+    return wins;
+}
+
+/* Leaves out the processes whose life (header to last sample) is outside
+ * their window, but for the ancestors of those kept; the tree is linked
+ * again over what is left. */
+static void leave_out(struct model *m)
+{
+    char *keep = calloc(m->nprocs ? m->nprocs : 1, 1);
+    if (!keep)
+        oom();
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct m_proc *p = &m->procs[i];
+        uint64_t end = p->f->last_tick_ns > p->f->start_ns ? p->f->last_tick_ns
+                                                           : p->f->start_ns;
+        if (end >= p->win.lo && p->f->start_ns < p->win.hi)
+            for (long k = (long)i; k >= 0 && !keep[k]; k = m->procs[k].parent)
+                keep[k] = 1;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (keep[i]) {
+            m->procs[kept++] = m->procs[i];
+            continue;
+        }
+        rd_free(m->procs[i].f);
+        free(m->procs[i].code_hash);
+        m->outside++;
+    }
+    m->nprocs = kept;
+    free(keep);
+    link_tree(m);
+}
+
 struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
                           int jobs)
 {
@@ -741,8 +867,10 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
     if (!m || !files || !hashes)
         return NULL;
     m->opt = *o;
+    struct rd_window *wins = window_set(o->window) ? place_window(paths, n, o->window, jobs)
+                                                  : NULL;
     struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes,
-                     .progress = o->progress };
+                     .progress = o->progress, .wins = wins };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
 
@@ -754,15 +882,20 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
             m->problems[m->nproblems++] = (struct m_problem){
                 strdup(f->path), strdup(f->problem), f->samples };
         if (f->has_header)
-            m->procs[m->nprocs++] = (struct m_proc){ .f = f, .code_hash = hashes[i] };
+            m->procs[m->nprocs++] = (struct m_proc){
+                .f = f, .code_hash = hashes[i],
+                .win = wins ? wins[i] : (struct rd_window){ 0, UINT64_MAX } };
         else
             rd_free(f);       /* nothing usable; its problem says why */
     }
     free(files);
     free(hashes);
+    free(wins);
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_start);
-    find_hosts(m);
     link_tree(m);
+    if (window_set(o->window))
+        leave_out(m);
+    find_hosts(m);
     fold(m);
     for (size_t i = 0; i < m->nprocs; i++) {
         add_file(m, (uint32_t)i);

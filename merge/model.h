@@ -14,6 +14,7 @@
 #include "index.h"
 #include "reader.h"
 #include "unprofiled.h"
+#include "window.h"
 
 enum m_mode { MODE_WALL, MODE_CPU, MODE_GIL, MODE_EXC, MODE_TASKS };
 #define M_NMODES 5
@@ -33,6 +34,7 @@ struct m_options {
     int exclude_idle;      /* drop samples not on a CPU                 */
     int fold_workers;      /* processes with identical argv become one  */
     int all_modes;         /* also count every stack in every mode       */
+    const struct m_window *window;  /* only this part of the run; NULL: all */
     struct m_progress *progress;   /* NULL: nobody is watching          */
 };
 
@@ -55,6 +57,7 @@ struct m_thread { uint32_t tid; char *name, *os_name; uint64_t samples; };
 
 struct m_proc {
     struct rd_file *f;
+    struct rd_window win;        /* the part of its file read (window.h)  */
     char id[17], parent_id[17];
     long parent;                 /* index of the parent process, -1 none */
     long folded_into;            /* representative when folding, or -1   */
@@ -118,6 +121,9 @@ struct model {
      * its own clock: times of different hosts are compared only from
      * there (pyprof(7), "Many hosts"). */
     char **hosts; uint64_t *host_first_ns; size_t nhosts;
+    /* With a window (m_options.window): processes left out because their
+     * life was outside it (their descendants' ancestors are kept). */
+    size_t outside;
     /* processes that could not be profiled; set by the caller */
     struct unprofiled *unprofiled; size_t nunprofiled;
 };

@@ -96,6 +96,9 @@ static void process(FILE *o, const struct model *m, size_t i,
     else
         fputs("null", o);
     fprintf(o, ", \"duration\": %.6f", out_duration(p));
+    if (window_set(m->opt.window))
+        fprintf(o, ", \"window\": [%.6f, %.6f]", (double)p->win.lo / 1e9,
+                p->win.hi == UINT64_MAX ? -1.0 : (double)p->win.hi / 1e9);
     fputs(", \"exit\": ", o);
     if (f->complete && f->end_how == PP_END_EXIT)
         fprintf(o, "{\"code\": %lld}", (long long)f->end_value);
@@ -169,6 +172,13 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
             (unsigned long long)m->samples_all, (unsigned long long)m->in_gc,
             (unsigned long long)m->in_exc, (unsigned long long)m->truncated,
             PP_MAX_DEPTH);
+    if (window_set(m->opt.window)) {
+        char w[256];
+        window_describe(m->opt.window, w, sizeof w);
+        fputs(" \"window\": {\"text\": ", o);
+        out_json_str(o, w);
+        fprintf(o, ", \"processes_outside\": %zu},\n", m->outside);
+    }
     fputs(" \"processes\": [\n", o);
     size_t k = 0;
     struct out_interp *in;

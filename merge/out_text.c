@@ -118,6 +118,13 @@ static void totals(FILE *o, const struct model *m)
     fprintf(o, "  processes       %zu (%u Python)\n", m->nprocs, m->python_procs);
     if (m->nhosts > 1)
         fprintf(o, "  hosts           %zu (each one's times on its own clock)\n", m->nhosts);
+    if (window_set(m->opt.window)) {
+        char w[256];
+        window_describe(m->opt.window, w, sizeof w);
+        fprintf(o, "  window          %s; %zu process%s outside it left out (the "
+                   "duration, rate, rejected and missed counts below are whole "
+                   "processes')\n", w, m->outside, m->outside == 1 ? "" : "es");
+    }
     double mode_s = 0;
     for (size_t i = 0; i < m->nprocs; i++)
         mode_s += secs(m, i, m->procs[i].samples);

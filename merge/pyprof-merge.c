@@ -31,6 +31,11 @@ static void usage(FILE *o)
           "      --interpreter ID  only what ran in this interpreter (main or\n"
           "                     a subinterpreter's id)\n"
           "      --fold-workers fold processes with the same argv and parent\n"
+          "      --since T      only samples from T on: a duration after the\n"
+          "                     run's start (90s, 1m30s) or a time (18:04:05,\n"
+          "                     2026-11-29 18:04:05, @SECONDS)\n"
+          "      --until T      only samples before T (the same forms)\n"
+          "      --last D       only the last D of the run (60s, 5m)\n"
           "  -t, --top N        rows in the top-function tables, functions of\n"
           "                     --format lines (default 20)\n"
           "  -j, --jobs N       reader threads (default: online CPUs)\n"
@@ -197,14 +202,18 @@ int main(int argc, char **argv)
         { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' },
         { "diff", no_argument, 0, 'D' },
+        { "since", required_argument, 0, 'S' },
+        { "until", required_argument, 0, 'U' },
+        { "last", required_argument, 0, 'L' },
         { 0, 0, 0, 0 },
     };
     const char *format = "text", *output = NULL;
     struct m_options mo = { .mode = MODE_WALL };
     struct out_options oo = { .group = GROUP_NONE, .top = 20 };
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int c, diff = 0;
-    char *end;
+    int c, diff = 0, saw_since = 0, saw_last = 0;
+    char *end, why[256];
+    struct m_window window = { { W_NONE, 0 }, { W_NONE, 0 } };
     while ((c = getopt_long(argc, argv, "f:m:p:g:t:j:o:hV", longs, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
@@ -275,6 +284,24 @@ int main(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         case 'V': puts("pyprof-merge " PACKAGE_VERSION); return 0;
         case 'D': diff = 1; break;
+        case 'S':
+        case 'U':
+            if (window_bound(optarg, c == 'S' ? &window.from : &window.until,
+                             why, sizeof why) != 0) {
+                fprintf(stderr, "pyprof-merge: --%s: %s\n", c == 'S' ? "since" : "until",
+                        why);
+                return 2;
+            }
+            saw_since |= c == 'S';
+            break;
+        case 'L':
+            saw_last = 1;
+            if (window_duration(optarg, &window.from.ns, why, sizeof why) != 0) {
+                fprintf(stderr, "pyprof-merge: --last: %s\n", why);
+                return 2;
+            }
+            window.from.kind = W_BEFORE_END;
+            break;
         default: usage(stderr); return 2;
         }
     }
@@ -296,6 +323,22 @@ int main(int argc, char **argv)
     if (optind >= argc) {
         usage(stderr);
         return 2;
+    }
+    if (saw_since && saw_last) {
+        fputs("pyprof-merge: --since and --last both say where the window "
+              "starts: give one\n", stderr);
+        return 2;
+    }
+    if (window_set(&window)) {
+        uint64_t lo, hi;
+        window_on_host(&window, 0, UINT64_MAX / 2, &lo, &hi);
+        if (window.from.kind == window.until.kind && window.from.kind != W_BEFORE_END &&
+            hi <= lo) {
+            fputs("pyprof-merge: the window ends before it starts (--until is not "
+                  "after --since)\n", stderr);
+            return 2;
+        }
+        mo.window = &window;
     }
     if (diff)
         return run_diff(argv + optind, argc - optind, format, &mo, &oo, (int)jobs, output);

@@ -54,6 +54,11 @@ struct parser {
     struct slot *counts;       /* (thread, leaf, flags) -> count, open   */
     size_t counts_cap;         /* addressing; a table of x's             */
     const struct rd_sink *sink;    /* rd_stream: samples go here instead */
+    /* The window read (rd_window): ticks at or after lo and before hi, on
+     * the file's clock; in_window: the last tick was (its extras go with
+     * it). */
+    uint64_t lo, hi;
+    int in_window;
     int seen_header;
     int failed;            /* a problem was recorded: stop */
     /* Highest id defined so far per table: the writer numbers each table
@@ -361,7 +366,8 @@ static void rec_tick(struct parser *p, struct cur *c)
         return;
     }
     f->last_tick_ns += dt;
-    if (p->sink)
+    p->in_window = f->last_tick_ns >= p->lo && f->last_tick_ns < p->hi;
+    if (p->sink && p->in_window)
         p->sink->tick(p->sink->arg, f, f->last_tick_ns - f->start_ns);
     while (c->p < c->end) {
         uint64_t t = get_v(c), leaf = get_v(c);
@@ -371,6 +377,8 @@ static void rec_tick(struct parser *p, struct cur *c)
             problem(p, "corrupt: sample refers to an undefined thread or stack");
             return;
         }
+        if (!p->in_window)
+            continue;
         if (p->sink) {
             f->samples++;
             p->sink->sample(p->sink->arg, f, (uint32_t)t, (uint32_t)leaf, flags);
@@ -407,6 +415,8 @@ static void rec_cpu_extra(struct parser *p, struct cur *c)
             problem(p, "corrupt: bad CPU time record");
             return;
         }
+        if (!p->in_window)
+            continue;
         f->cpu_extra += count;
         if (extra_count(p, t, leaf, flags | PP_SAMPLE_RESERVED, count) != 0)
             return;
@@ -427,6 +437,8 @@ static void rec_task_wait(struct parser *p, struct cur *c)
             problem(p, "corrupt: bad pending-task record");
             return;
         }
+        if (!p->in_window)
+            continue;
         f->task_waits += count;
         if (extra_count(p, t, leaf, PP_SAMPLE_TASK_WAIT | PP_SAMPLE_RESERVED, count) != 0)
             return;
@@ -671,7 +683,7 @@ static struct rd_file *start(struct parser *p, struct rd_ctx *x, const char *pat
     struct rd_file *f = calloc(1, sizeof *f);
     if (f)
         f->path = strdup(path);
-    *p = (struct parser){ .f = f, .x = x };
+    *p = (struct parser){ .f = f, .x = x, .hi = UINT64_MAX };
     return f;
 }
 
@@ -801,13 +813,18 @@ static ssize_t read_full(int fd, uint8_t *b, size_t n)
 }
 
 static struct rd_file *read_path(struct rd_ctx *x, const char *path,
-                                 const struct rd_sink *sink)
+                                 const struct rd_sink *sink,
+                                 const struct rd_window *w)
 {
     struct parser p;
     struct rd_file *f = start(&p, x, path);
     if (!f)
         return NULL;
     p.sink = sink;
+    if (w) {
+        p.lo = w->lo;
+        p.hi = w->hi;
+    }
     /* O_NONBLOCK: a FIFO named *.zst must not hang the merge. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
@@ -843,13 +860,25 @@ static struct rd_file *read_path(struct rd_ctx *x, const char *path,
 
 struct rd_file *rd_read_with(struct rd_ctx *x, const char *path)
 {
-    return read_path(x, path, NULL);
+    return read_path(x, path, NULL, NULL);
+}
+
+struct rd_file *rd_read_window(struct rd_ctx *x, const char *path,
+                               const struct rd_window *w)
+{
+    return read_path(x, path, NULL, w);
 }
 
 struct rd_file *rd_stream(const char *path, const struct rd_sink *sink)
 {
+    return rd_stream_window(path, sink, NULL);
+}
+
+struct rd_file *rd_stream_window(const char *path, const struct rd_sink *sink,
+                                 const struct rd_window *w)
+{
     struct rd_ctx *x = rd_ctx_new();
-    struct rd_file *f = x ? read_path(x, path, sink) : NULL;
+    struct rd_file *f = x ? read_path(x, path, sink, w) : NULL;
     rd_ctx_free(x);
     return f;
 }

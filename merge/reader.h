@@ -107,6 +107,17 @@ struct rd_sink {
 };
 struct rd_file *rd_stream(const char *path, const struct rd_sink *sink);
 
+/* A part of a file's time: its ticks at or after lo and before hi, in ns
+ * on the file's own clock (the header's start plus the ticks' deltas,
+ * rd_file.last_tick_ns).  The readings below count, or give to the sink,
+ * only those ticks' samples and the CPU_EXTRA and TASK_WAIT records that
+ * follow them; every record is still read and checked.  NULL: all. */
+struct rd_window { uint64_t lo, hi; };
+struct rd_file *rd_read_window(struct rd_ctx *x, const char *path,
+                               const struct rd_window *w);
+struct rd_file *rd_stream_window(const char *path, const struct rd_sink *sink,
+                                 const struct rd_window *w);
+
 /* Same, from a memory buffer holding the file's bytes (tests, fuzzing). */
 struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len);
 

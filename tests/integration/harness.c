@@ -1015,3 +1015,36 @@ const struct pp_json *pp_json_find(const struct pp_json *arr, const char *key,
     }
     return NULL;
 }
+
+const char *pp_on_path(const char *name)
+{
+    static char found[1024];
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        snprintf(found, sizeof found, "%.*s/%s", (int)n, path, name);
+        if (access(found, X_OK) == 0)
+            return found;
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+void pp_go_pprof(const struct pp_python *py, struct pp_result *r,
+                     const char *const args[], const char *file)
+{
+    static char env_home[1100], env_cache[1100];
+    const char *home = pp_tmpdir();
+    snprintf(env_home, sizeof env_home, "HOME=%s", home);
+    snprintf(env_cache, sizeof env_cache, "GOCACHE=%s/cache", home);
+    const char *env[] = { env_home, env_cache, NULL };
+    const char *argv[16] = { "go", "tool", "pprof" };
+    size_t k = 3;
+    for (size_t i = 0; args[i] && k < 14; i++)
+        argv[k++] = args[i];
+    argv[k++] = file;
+    argv[k] = NULL;
+    pp_run(r, argv, env, 120, NULL, NULL);
+    pp_assert(py, r->exited && r->code == 0, "go tool pprof %s: %s; stderr:\n%.1000s",
+              args[0], pp_describe(r), r->err);
+}

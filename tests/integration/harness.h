@@ -131,6 +131,14 @@ void pp_run_python(struct pp_result *r, const struct pp_python *py,
                    const char *dir, int hz, const char *const extra_env[],
                    const char *const args[]);
 
+/* A program on PATH (its path, in a static buffer), or NULL. */
+const char *pp_on_path(const char *name);
+
+/* go tool pprof ARGS... file into *r (go's caches in a directory of the
+ * test); fails the test unless it exits 0. */
+void pp_go_pprof(const struct pp_python *py, struct pp_result *r,
+                 const char *const args[], const char *file);
+
 /* Fails the test (naming py, what, status and stderr) unless r exited 0. */
 void pp_expect_ok(const struct pp_python *py, const struct pp_result *r,
                   const char *what);

@@ -72,47 +72,14 @@ static const char *merge_to_file(const struct pp_python *py, const char *dir,
     return out;
 }
 
-/* A program on PATH, or NULL. */
-static const char *on_path(const char *name)
-{
-    static char found[1024];
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-        snprintf(found, sizeof found, "%.*s/%s", (int)n, path, name);
-        if (access(found, X_OK) == 0)
-            return found;
-        path += n + (path[n] == ':');
-    }
-    return NULL;
-}
 
 /* ------------------------------------------------------------ pprof */
 
-/* go tool pprof ARGS... file; go's caches go to a directory of the test. */
-static void go_pprof(const struct pp_python *py, struct pp_result *r,
-                     const char *const args[], const char *file)
-{
-    static char env_home[1100], env_cache[1100];
-    const char *home = pp_tmpdir();
-    snprintf(env_home, sizeof env_home, "HOME=%s", home);
-    snprintf(env_cache, sizeof env_cache, "GOCACHE=%s/cache", home);
-    const char *env[] = { env_home, env_cache, NULL };
-    const char *argv[16] = { "go", "tool", "pprof" };
-    size_t k = 3;
-    for (size_t i = 0; args[i] && k < 14; i++)
-        argv[k++] = args[i];
-    argv[k++] = file;
-    argv[k] = NULL;
-    pp_run(r, argv, env, 120, NULL, NULL);
-    pp_assert(py, r->exited && r->code == 0, "go tool pprof %s: %s; stderr:\n%.1000s",
-              args[0], pp_describe(r), r->err);
-}
 
 PP_TEST(tools, go_tool_pprof_reads_every_mode_with_the_json_totals_labels_and_lines,
         .timeout = 400)
 {
-    if (!on_path("go")) {
+    if (!pp_on_path("go")) {
         fprintf(stderr, "SKIP: pprof test: go (Debian's golang-go) is not installed\n");
         return;
     }
@@ -127,7 +94,7 @@ PP_TEST(tools, go_tool_pprof_reads_every_mode_with_the_json_totals_labels_and_li
         snprintf(si, sizeof si, "-sample_index=%s", MODES[k]);
         const char *args[] = { "-top", si, "-unit=ns", NULL };
         struct pp_result r;
-        go_pprof(py, &r, args, file);
+        pp_go_pprof(py, &r, args, file);
         const char *of = strstr(r.out, "% of ");
         double got = -1;
         if (of)
@@ -146,7 +113,7 @@ PP_TEST(tools, go_tool_pprof_reads_every_mode_with_the_json_totals_labels_and_li
     const struct pp_json *wall = json_report(py, dir, "wall");
     const char *targs[] = { "-traces", "-unit=ns", NULL };
     struct pp_result t;
-    go_pprof(py, &t, targs, file);
+    pp_go_pprof(py, &t, targs, file);
     double sum = 0;
     size_t traces = 0;
     for (char *line = t.out; line && *line;) {
@@ -183,7 +150,7 @@ PP_TEST(tools, go_tool_pprof_reads_every_mode_with_the_json_totals_labels_and_li
     /* -raw: sum_worker's locations carry its file, lines and first line. */
     const char *rargs[] = { "-raw", NULL };
     struct pp_result raw;
-    go_pprof(py, &raw, rargs, file);
+    pp_go_pprof(py, &raw, rargs, file);
     char loc[1300];
     snprintf(loc, sizeof loc, " sum_worker %s:%ld s=%ld", pp_script("mp_sum.py"),
              pp_script_line("mp_sum.py", "total += n"),
