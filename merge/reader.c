@@ -883,6 +883,73 @@ struct rd_file *rd_stream_window(const char *path, const struct rd_sink *sink,
     return f;
 }
 
+struct rd_follow {
+    struct parser p;
+    struct rd_ctx *x;
+    int fd;
+    size_t hint, total;
+};
+
+struct rd_follow *rd_follow_open(const char *path, const struct rd_sink *sink)
+{
+    struct rd_follow *fw = calloc(1, sizeof *fw);
+    if (!fw || !(fw->x = rd_ctx_new()) || !start(&fw->p, fw->x, path)) {
+        if (fw)
+            rd_ctx_free(fw->x);
+        free(fw);
+        return NULL;
+    }
+    fw->p.sink = sink;
+    fw->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fw->fd < 0)
+        problem(&fw->p, "cannot open: %s", strerror(errno));
+    else if (fstat(fw->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        problem(&fw->p, "not a regular file");
+    else
+        ready(&fw->p, 1);
+    return fw;
+}
+
+int rd_follow_poll(struct rd_follow *fw)
+{
+    struct parser *p = &fw->p;
+    int any = 0;
+    while (!p->failed && fw->fd >= 0) {
+        ssize_t n = read_full(fw->fd, fw->x->chunk, IN_CHUNK);
+        if (n < 0)
+            problem(p, "read error: %s", strerror(errno));
+        if (n <= 0)
+            break;
+        if (fw->total == 0 && n < 4) {
+            /* the first bytes of a file being created: wait for the rest */
+            lseek(fw->fd, 0, SEEK_SET);
+            break;
+        }
+        if (fw->total == 0 && !zstd_magic(fw->x->chunk, (size_t)n))
+            problem(p, "not a pyprof file (not zstd-compressed)");
+        fw->total += (size_t)n;
+        feed(p, fw->x->chunk, (size_t)n, &fw->hint);
+        any = 1;
+    }
+    return p->failed ? -1 : any;
+}
+
+const struct rd_file *rd_follow_file(const struct rd_follow *fw) { return fw->p.f; }
+
+struct rd_file *rd_follow_close(struct rd_follow *fw)
+{
+    if (!fw)
+        return NULL;
+    struct rd_file *f = fw->p.f;
+    finish(&fw->p, fw->hint, fw->total > 0);
+    if (fw->fd >= 0)
+        close(fw->fd);
+    rd_ctx_free(fw->x);
+    free(fw);
+    return f;
+}
+
 struct rd_file *rd_read(const char *path)
 {
     struct rd_ctx *x = rd_ctx_new();

@@ -118,6 +118,22 @@ struct rd_file *rd_read_window(struct rd_ctx *x, const char *path,
 struct rd_file *rd_stream_window(const char *path, const struct rd_sink *sink,
                                  const struct rd_window *w);
 
+/* A file read as it is written (a live view of a running tree): each
+ * rd_follow_poll reads what was appended since the last one and gives
+ * its samples to the sink in order, the file's tables growing with it; a
+ * record or compressed block cut by the end of what was written so far
+ * waits for the rest.  Poll returns 1 if it read anything, 0 if nothing
+ * was new (rd_file.complete: the file has ended), -1 once the file is
+ * damaged (rd_file.problem says how; nothing more is read).  Close
+ * judges the file as rd_stream would have (a file still being written is
+ * "truncated") and returns it, for rd_free.  Each follow holds its own
+ * decompressor (about 400 KiB). */
+struct rd_follow;
+struct rd_follow *rd_follow_open(const char *path, const struct rd_sink *sink);
+int rd_follow_poll(struct rd_follow *fw);
+const struct rd_file *rd_follow_file(const struct rd_follow *fw);
+struct rd_file *rd_follow_close(struct rd_follow *fw);
+
 /* Same, from a memory buffer holding the file's bytes (tests, fuzzing). */
 struct rd_file *rd_read_mem(const char *name, const uint8_t *data, size_t len);
 

@@ -376,6 +376,114 @@ Test(reader, keeps_every_sample_flushed_before_a_cut, .timeout = 120)
     free(data);
 }
 
+/* A sink that keeps each sample as (thread, leaf, flags) and each tick's
+ * time, to compare a followed file's with a whole reading's. */
+struct seen { uint64_t *v; size_t n, cap; };
+
+static void seen_add(struct seen *s, uint64_t v)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+        cr_assert_not_null(s->v);
+    }
+    s->v[s->n++] = v;
+}
+
+static void seen_tick(void *arg, const struct rd_file *f, uint64_t ns)
+{
+    (void)f;
+    seen_add(arg, ns << 1 | 1);
+}
+
+static void seen_sample(void *arg, const struct rd_file *f, uint32_t thread,
+                        uint32_t leaf, uint8_t flags)
+{
+    (void)f;
+    seen_add(arg, ((uint64_t)thread << 40 | (uint64_t)leaf << 8 | flags) << 1);
+}
+
+/* A file read while it is written, in pieces of every size up to 3 KiB
+ * and at every flush: after each piece the follow has every sample
+ * flushed so far, in the order and with the stacks a whole reading gives,
+ * and at the end the file is whole. */
+Test(reader, a_file_followed_as_it_grows_gives_what_a_whole_reading_gives,
+     .timeout = 120)
+{
+    struct written w;
+    write_profile(&w);
+    size_t len;
+    uint8_t *data = slurp(w.path, &len);
+    struct seen whole = { 0 };
+    struct rd_sink ws = { seen_tick, seen_sample, &whole, NULL };
+    struct rd_file *f = rd_stream(w.path, &ws);
+    cr_assert_null(f->problem, "%s", f->problem);
+    rd_free(f);
+    for (size_t step = 1; step <= 3072; step = step * 3 + 1) {
+        char path[] = "/tmp/pyprof-follow.XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        struct seen got = { 0 };
+        struct rd_sink gs = { seen_tick, seen_sample, &got, NULL };
+        struct rd_follow *fw = rd_follow_open(path, &gs);
+        cr_assert_not_null(fw);
+        size_t at = 0, k = 0;
+        while (at < len) {
+            size_t next = at + step < len ? at + step : len;
+            /* every flush point is also a cut */
+            while (k < w.nflush && w.flush_bytes[k] <= at)
+                k++;
+            if (k < w.nflush && w.flush_bytes[k] < next)
+                next = w.flush_bytes[k];
+            cr_assert_eq(write(fd, data + at, next - at), (ssize_t)(next - at));
+            at = next;
+            cr_assert_geq(rd_follow_poll(fw), 0, "step %zu, at %zu: %s", step, at,
+                          rd_follow_file(fw)->problem);
+            uint64_t flushed = 0;
+            for (size_t j = 0; j < w.nflush; j++)
+                if (w.flush_bytes[j] <= at)
+                    flushed = w.flush_samples[j];
+            cr_assert_geq(rd_follow_file(fw)->samples, flushed,
+                          "step %zu, at %zu of %zu: %llu samples, %llu flushed", step,
+                          at, len, (unsigned long long)rd_follow_file(fw)->samples,
+                          (unsigned long long)flushed);
+        }
+        cr_assert_eq(rd_follow_poll(fw), 0, "nothing new after the end");
+        struct rd_file *ff = rd_follow_close(fw);
+        cr_assert(ff->complete && !ff->problem, "step %zu: %s", step, ff->problem);
+        cr_assert_eq(ff->samples, w.samples);
+        cr_assert_eq(got.n, whole.n, "step %zu: %zu events, whole %zu", step, got.n,
+                     whole.n);
+        cr_assert(!memcmp(got.v, whole.v, got.n * sizeof *got.v),
+                  "step %zu: another order or other stacks", step);
+        rd_free(ff);
+        free(got.v);
+        close(fd);
+        unlink(path);
+    }
+    free(whole.v);
+    free(data);
+}
+
+Test(reader, a_followed_file_that_goes_bad_says_so_and_stops)
+{
+    char path[] = "/tmp/pyprof-follow.XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    struct rd_follow *fw = rd_follow_open(path, &(struct rd_sink){ seen_tick, seen_sample,
+                                                                   &(struct seen){ 0 }, NULL });
+    cr_assert_eq(rd_follow_poll(fw), 0, "an empty file has nothing yet");
+    cr_assert_eq(write(fd, "PK", 2), 2);
+    cr_assert_eq(rd_follow_poll(fw), 0, "two bytes: the start of a file being made");
+    cr_assert_eq(write(fd, "\3\4 not zstd", 12), 12);
+    cr_assert_eq(rd_follow_poll(fw), -1);
+    cr_assert(strstr(rd_follow_file(fw)->problem, "not zstd"), "%s",
+              rd_follow_file(fw)->problem);
+    rd_free(rd_follow_close(fw));
+    close(fd);
+    unlink(path);
+}
+
 /* A file whose writer was killed right after a flush, with much decoded
  * data in each flush: the reader must drain zstd at the end of the input,
  * not only while input remains. */
