@@ -93,6 +93,12 @@ static uint32_t intern_func(struct model *m, const char *name, const char *file,
     return (uint32_t)(m->nfuncs - 1);
 }
 
+uint32_t model_func_intern(struct model *m, const char *name, const char *file,
+                           uint32_t line)
+{
+    return intern_func(m, name, file, "", line, func_hash(name, file, line));
+}
+
 long model_func_find(const struct model *m, const char *name, const char *file,
                      uint32_t line)
 {

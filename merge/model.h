@@ -147,6 +147,11 @@ size_t model_path(const struct model *m, uint32_t leaf, uint32_t *out, size_t ca
 
 /* Whether a sample with these PP_SAMPLE_* flags counts in o's mode. */
 int model_keeps(const struct m_options *o, unsigned flags);
+/* The index of the function (qualname, file, first line), made if m has
+ * none yet (its bare name left empty): for a table of functions alone, as
+ * the live view keeps one in a model of its own (live.c). */
+uint32_t model_func_intern(struct model *m, const char *name, const char *file,
+                           uint32_t line);
 /* The index of the function (qualname, file, first line), or -1. */
 long model_func_find(const struct model *m, const char *name, const char *file,
                      uint32_t line);

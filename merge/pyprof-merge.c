@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "live.h"
 #include "model.h"
 #include "output.h"
 #include "progress.h"
@@ -41,6 +42,8 @@ static void usage(FILE *o)
           "  -j, --jobs N       reader threads (default: online CPUs)\n"
           "  -o, --output FILE  write the report to FILE\n"
           "      --diff BASE NEW  what changed from BASE to NEW (text or html)\n"
+          "      --live DIR     a live view, in the terminal, of a tree writing\n"
+          "                     into DIR (q quits)\n"
           "  -h, --help         this text\n"
           "  -V, --version      version\n", o);
 }
@@ -205,13 +208,14 @@ int main(int argc, char **argv)
         { "since", required_argument, 0, 'S' },
         { "until", required_argument, 0, 'U' },
         { "last", required_argument, 0, 'L' },
+        { "live", no_argument, 0, 'W' },
         { 0, 0, 0, 0 },
     };
     const char *format = "text", *output = NULL;
     struct m_options mo = { .mode = MODE_WALL };
     struct out_options oo = { .group = GROUP_NONE, .top = 20 };
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int c, diff = 0, saw_since = 0, saw_last = 0;
+    int c, diff = 0, saw_since = 0, saw_last = 0, live = 0;
     char *end, why[256];
     struct m_window window = { { W_NONE, 0 }, { W_NONE, 0 } };
     while ((c = getopt_long(argc, argv, "f:m:p:g:t:j:o:hV", longs, NULL)) != -1) {
@@ -284,6 +288,7 @@ int main(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         case 'V': puts("pyprof-merge " PACKAGE_VERSION); return 0;
         case 'D': diff = 1; break;
+        case 'W': live = 1; break;
         case 'S':
         case 'U':
             if (window_bound(optarg, c == 'S' ? &window.from : &window.until,
@@ -339,6 +344,15 @@ int main(int argc, char **argv)
             return 2;
         }
         mo.window = &window;
+    }
+    if (live) {
+        struct stat st;
+        if (argc - optind != 1 || stat(argv[optind], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fputs("pyprof-merge: --live takes one directory: the one the tree writes "
+                  "into (PYPROF_OUT, pyprof-run -o)\n", stderr);
+            return 2;
+        }
+        return live_view(argv[optind]);
     }
     if (diff)
         return run_diff(argv + optind, argc - optind, format, &mo, &oo, (int)jobs, output);

@@ -2,7 +2,7 @@
  * test_windows.c — pyprof-merge --since, --until and --last keep the
  * samples of their part of the run and none of the rest, in every
  * format, and leave out the processes that lived outside it
- * (pyprof-merge(1), "Time windows").
+ * (pyprof-merge(1), TIME WINDOWS).
  *
  * phases.py burns in alpha, then in beta, each for SECS; a fork child
  * burns in child_burn during the first half of alpha.  The windows are
