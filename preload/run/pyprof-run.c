@@ -43,6 +43,9 @@ static void usage(FILE *o)
           "      --no-follow    profile the command only, not its descendants\n"
           "      --only GLOB    profile only processes whose command line matches\n"
           "  -q, --quiet        no summary\n"
+          "      --top          a live view of the tree in the terminal while the\n"
+          "                     command runs (its output goes to DIR/command.out;\n"
+          "                     q quits the view, the command goes on)\n"
           "      --report FILE  merge into FILE when the command ends, in the\n"
           "                     format its extension says (.html .txt .json .pb.gz\n"
           "                     .pstats .speedscope.json .gecko.json .collapsed)\n"
@@ -503,6 +506,52 @@ static void say_not_profiled(const char *dir)
     free(u);
 }
 
+/* --top: the command's standard output and error go to DIR/command.out
+ * and its input is /dev/null, the terminal being the view's.  In the
+ * command's child, before exec. */
+static int command_output(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/command.out", dir);
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (out < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+        fprintf(stderr, "pyprof-run: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    close(out);
+    close(in);
+    return 0;
+}
+
+/* --top: pyprof-merge --live DIR on the terminal while the command runs
+ * (pyprof-run(1), --top); said first, so that the words are on the
+ * terminal again when the view gives it back. */
+static pid_t start_view(const char *merge, const char *dir)
+{
+    fprintf(stderr, "pyprof-run: a live view of %s; the command's output goes to "
+                    "%s/command.out; q quits the view, the command goes on\n", dir, dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        give_signals_back();
+        unsetenv("LD_PRELOAD");
+        execl(merge, merge, "--live", dir, (char *)NULL);
+        _exit(127);
+    }
+    return pid > 0 ? pid : 0;
+}
+
+/* The command has ended: the view ends too (if it is still on), giving
+ * the terminal back before the summary is written to it. */
+static void end_view(pid_t view)
+{
+    if (view <= 0)
+        return;
+    kill(view, SIGTERM);
+    while (waitpid(view, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -511,11 +560,12 @@ int main(int argc, char **argv)
         { "quiet", no_argument, 0, 'q' }, { "report", required_argument, 0, 'R' },
         { "format", required_argument, 0, 'F' },
         { "report-format", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' },
-        { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+        { "version", no_argument, 0, 'V' }, { "top", no_argument, 0, 'T' },
+        { 0, 0, 0, 0 },
     };
     const char *out = "pyprof.out", *rate = NULL, *only = NULL, *report = NULL,
                *format = NULL;
-    int follow = 1, quiet = 0, c;
+    int follow = 1, quiet = 0, top = 0, c;
     while ((c = getopt_long(argc, argv, "+o:r:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -534,6 +584,7 @@ int main(int argc, char **argv)
         case 'N': follow = 0; break;
         case 'O': only = optarg; break;
         case 'q': quiet = 1; break;
+        case 'T': top = 1; break;
         case 'R': report = optarg; break;
         case 'F': format = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -566,6 +617,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int have_merge = locate("pyprof-merge", PYPROF_BINDIR, merge, sizeof merge) == 0;
+    if (top && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || !have_merge)) {
+        fprintf(stderr, "pyprof-run: --top %s\n", have_merge
+                ? "draws on a terminal: standard input and output must be one"
+                : "needs pyprof-merge, which was not found");
+        return 2;
+    }
     if (out[0] == '/') {
         snprintf(dir, sizeof dir, "%s", out);
     } else {
@@ -617,16 +674,20 @@ int main(int argc, char **argv)
         else
             unsetenv(PP_ENV_RUN_SOCKET);
         give_signals_back();
+        if (top && command_output(dir) != 0)
+            _exit(127);
         execvp(argv[optind], argv + optind);
         fprintf(stderr, "pyprof-run: %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
     sigprocmask(SIG_SETMASK, &ours, NULL);
+    pid_t view = top ? start_view(merge, dir) : 0;
     int st;
     if (wait_command(sock, dir, &st) != 0) {
         perror("pyprof-run: waitpid");
         return 2;
     }
+    end_view(view);
     if (report || !quiet)
         wait_stragglers(sock, dir, quiet);
     if (sock >= 0)

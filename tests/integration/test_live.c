@@ -6,11 +6,14 @@
  * every process and the hot function within 3 s, a key that changes the
  * mode, one that picks a process, a resize, and q, after which the shell's
  * screen is back with the view's exit status (pyprof-merge(1), LIVE VIEW).
+ * The same view under pyprof-run --top, which ends it when the command
+ * ends, or lets the command go on when the view is quit (pyprof-run(1)).
  */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +157,56 @@ Test(live, the_live_view_shows_the_tree_takes_keys_and_gives_the_terminal_back,
     cr_expect(wait_for(&r, (const char *const[]){ "EXIT=0", NULL }, 3) &&
                   !strstr(r.out, "pyprof live") && strstr(r.out, "$ "),
               "after q the shell's screen is not back with exit 0:\n%s", r.out);
+}
+
+/* pyprof-run --top over live_tree.py SECS in the session's shell; with
+ * quit, q is typed as soon as the view shows the tree. */
+static void run_top(const char *dir, const char *secs, int quit)
+{
+    char cmd[16384], report[4096];
+    snprintf(report, sizeof report, "%s/r.txt", dir);
+    snprintf(cmd, sizeof cmd, "clear; %s --top -o %s --report %s -- /usr/bin/python3 %s %s; "
+             "echo EXIT=$?", getenv("PYPROF_TEST_RUN"), dir, report,
+             pp_script("live_tree.py"), secs);
+    keys(cmd);
+    keys("Enter");
+    struct pp_result r;
+    cr_expect(wait_for(&r, (const char *const[]){ "3 processes", "hot_spin (", NULL }, 4),
+              "pyprof-run --top: no view of the tree within 4 s:\n%s", r.out);
+    if (quit) {
+        keys("q");
+        cr_expect(wait_for(&r, (const char *const[]){ "q quits the view", NULL }, 2) &&
+                      !strstr(r.out, "pyprof live") && !strstr(r.out, "EXIT="),
+                  "after q the shell's screen is not back, or the command did not go "
+                  "on:\n%s", r.out);
+    }
+    cr_expect(wait_for(&r, (const char *const[]){ "EXIT=0", "pyprof: 3 processes", NULL },
+                       20) && !strstr(r.out, "pyprof live"),
+              "pyprof-run --top did not end with the command's status and its summary on "
+              "the shell's screen:\n%s", r.out);
+    struct stat st;
+    char out[4096];
+    snprintf(out, sizeof out, "%s/command.out", dir);
+    cr_expect(stat(report, &st) == 0 && st.st_size > 0 && stat(out, &st) == 0,
+              "no report %s or no %s", report, out);
+}
+
+Test(live, pyprof_run_top_shows_the_tree_and_ends_as_the_command_does, .timeout = 120,
+     .fini = kill_tmux)
+{
+    if (!pp_on_path("tmux")) {
+        fprintf(stderr, "SKIP: pyprof-run --top test: tmux (Debian's package) is not "
+                        "installed\n");
+        return;
+    }
+    snprintf(sock, sizeof sock, "pyprof-test-%d", (int)getpid());
+    struct pp_result r;
+    tmux(&r, (const char *const[]){ "new-session", "-d", "-s", "lv", "-x", "80", "-y", "24",
+                                    "sh", NULL });
+    keys("PS1='$ '");
+    keys("Enter");
+    run_top(pp_tmpdir(), "4", 0);
+    run_top(pp_tmpdir(), "5", 1);
 }
 
 Test(live, the_live_view_refuses_without_a_terminal)
