@@ -39,6 +39,7 @@ struct live {
     struct ev *ring;                 /* events oldest first from head      */
     size_t ring_cap, head, used;
     struct model *names;             /* its functions table alone         */
+    struct index path_ix;            /* procs by path: each file once      */
     uint64_t polled;                 /* samples read by the current poll  */
 };
 
@@ -177,12 +178,22 @@ static void on_extra(void *arg, const struct rd_file *f, uint32_t thread, uint32
                                     p->tick_ns });
 }
 
-static int followed(const struct live *lv, const char *path)
+static uint64_t path_hash(const void *ctx, uint32_t i)
 {
-    for (size_t i = 0; i < lv->nprocs; i++)
-        if (!strcmp(lv->procs[i]->path, path))
-            return 1;
-    return 0;
+    return index_hash_str(INDEX_SEED, ((const struct live *)ctx)->procs[i]->path);
+}
+
+static int path_eq(const void *ctx, uint32_t i, const void *key)
+{
+    return !strcmp(((const struct live *)ctx)->procs[i]->path, key);
+}
+
+/* The slot of path in path_ix: 0 if it is not followed yet. */
+static uint32_t *path_slot(struct live *lv, const char *path)
+{
+    if (index_reserve(&lv->path_ix, lv->nprocs, path_hash, lv) != 0)
+        oom();
+    return index_slot(&lv->path_ix, index_hash_str(INDEX_SEED, path), path_eq, lv, path);
 }
 
 static void find_files(struct live *lv)
@@ -199,7 +210,8 @@ static void find_files(struct live *lv)
         if (!path)
             oom();
         sprintf(path, "%s/%s", lv->dir, e->d_name);
-        if (followed(lv, path)) {
+        uint32_t *slot = path_slot(lv, path);
+        if (*slot) {
             free(path);
             continue;
         }
@@ -215,6 +227,7 @@ static void find_files(struct live *lv)
             oom();
         lv->procs = grow(lv->procs, &lv->procs_cap, lv->nprocs + 1, sizeof *lv->procs);
         lv->procs[lv->nprocs++] = p;
+        *slot = (uint32_t)lv->nprocs;
     }
     closedir(d);
 }
@@ -267,6 +280,7 @@ void live_free(struct live *lv)
         free(p);
     }
     model_free(lv->names);
+    index_free(&lv->path_ix);
     free(lv->procs);
     free(lv->ring);
     free(lv->dir);

@@ -66,8 +66,9 @@ struct live_func {
 size_t live_funcs(const struct live *lv, const struct live_query *q,
                   struct live_func *rows, size_t cap, uint64_t *samples);
 
-/* The terminal view of dir (live_view.c): runs until its user quits
- * (q, or SIGINT, SIGTERM, SIGHUP); 0, or 2 without a terminal. */
-int live_view(const char *dir);
+/* The terminal view of dir (live_view.c), with at most top rows of
+ * functions: runs until its user quits (q, or SIGINT, SIGTERM, SIGHUP);
+ * 0, or 2 without a terminal. */
+int live_view(const char *dir, size_t top);
 
 #endif

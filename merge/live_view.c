@@ -52,6 +52,7 @@ struct view {
     struct live_func funcs[MAX_FUNCS];
     size_t nfuncs;
     uint64_t selected;       /* samples the function table's query selects */
+    size_t top;              /* function rows at most (--top)             */
     double started;
 };
 
@@ -119,9 +120,10 @@ static void draw(struct view *v)
         snprintf(filter, sizeof filter, "pid %ld%s%s", v->procs[v->pick].pid,
                  v->thread_pick >= 0 ? ", thread " : "",
                  v->thread_pick >= 0 ? v->thread_names[v->thread_pick] : "");
-    line(y++, A_BOLD, "pyprof live  %s  mode %s  %s  %s%s", v->dir, mode_name(v->q.mode),
-         v->q.since_start ? "since the start" : "last 5 s", filter,
-         v->paused ? "  [paused]" : "");
+    /* the directory last: a long one is what the width cuts */
+    line(y++, A_BOLD, "pyprof live  mode %s  %s  %s%s  %s", mode_name(v->q.mode),
+         v->q.since_start ? "all" : "last 5 s", filter, v->paused ? "  [paused]" : "",
+         v->dir);
     size_t running = 0;
     double cpu = 0, rate = 0;
     for (size_t i = 0; i < v->nprocs; i++) {
@@ -153,7 +155,7 @@ static void draw(struct view *v)
          "SELF%", "TOTAL%", "SELF", "TOTAL", v->q.by_total ? "total" : "self",
          (unsigned long long)v->selected);
     double all = v->selected ? (double)v->selected : 1;
-    for (size_t i = 0; i < v->nfuncs && y < LINES - 1; i++) {
+    for (size_t i = 0; i < v->nfuncs && i < v->top && y < LINES - 1; i++) {
         const struct live_func *f = &v->funcs[i];
         line(y++, A_NORMAL, "  %5.1f%% %5.1f%% %8llu %8llu  %s (%s:%u)",
              100 * (double)f->self / all, 100 * (double)f->total / all,
@@ -186,7 +188,7 @@ static void key(struct view *v, int ch)
     }
 }
 
-int live_view(const char *dir)
+int live_view(const char *dir, size_t top)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fputs("pyprof-merge: --live draws on a terminal: standard input and output "
@@ -196,6 +198,7 @@ int live_view(const char *dir)
     static struct view v;
     v.lv = live_new(dir, RECENT_S);
     v.dir = dir;
+    v.top = top;
     v.q = (struct live_query){ .mode = MODE_WALL, .proc = -1 };
     v.pick = v.thread_pick = -1;
     v.started = now_s();

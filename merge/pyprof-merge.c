@@ -352,7 +352,7 @@ int main(int argc, char **argv)
                   "into (PYPROF_OUT, pyprof-run -o)\n", stderr);
             return 2;
         }
-        return live_view(argv[optind]);
+        return live_view(argv[optind], oo.top);
     }
     if (diff)
         return run_diff(argv + optind, argc - optind, format, &mo, &oo, (int)jobs, output);

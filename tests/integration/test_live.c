@@ -142,6 +142,9 @@ Test(live, the_live_view_shows_the_tree_takes_keys_and_gives_the_terminal_back,
     keys("p");
     cr_expect(wait_for(&r, (const char *const[]){ "  pid ", "> ", NULL }, 2),
               "p did not pick a process:\n%s", r.out);
+    keys("t");
+    cr_expect(wait_for(&r, (const char *const[]){ ", thread MainThread", NULL }, 2),
+              "t did not pick the process's thread:\n%s", r.out);
     tmux(&r, (const char *const[]){ "resize-window", "-t", "lv", "-x", "100", "-y", "30",
                                     NULL });
     cr_expect(wait_for(&r, (const char *const[]){ "pyprof live", "q quit", NULL }, 2),
