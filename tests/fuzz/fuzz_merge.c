@@ -2,7 +2,8 @@
  * fuzz_merge.c — libFuzzer entry for pyprof-merge past the reader: the
  * model (the process tree, worker folding, every table's index) and every
  * output format.  The first byte chooses how many profiles the rest is cut
- * into (one to three) and the options; the profiles are merged and written
+ * into (one to three) and the options (a time window among them); the
+ * profiles are merged and written
  * in each format to /dev/null.  Any bytes must end in a report or a
  * problem, never a crash, a leak or an allocation past the caps.
  * `make fuzz` runs it after the reader's, seeded with bench/pp-gen files.
@@ -43,7 +44,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(paths[i], sizeof paths[i], "/proc/self/fd/%d", fds[i]);
         pv[i] = paths[i];
     }
+    /* a window from the run's start, or its last part, of a length from
+     * the control byte: the two readings (window.h) on any bytes */
+    struct m_window win = { { W_NONE, 0 }, { W_NONE, 0 } };
+    if (ctl & 0x80) {
+        uint64_t len = (uint64_t)(ctl & 0x38) * 25000000ULL;
+        if (ctl & 0x40)
+            win.from = (struct w_bound){ W_BEFORE_END, len };
+        else
+            win.until = (struct w_bound){ W_AFTER_START, len };
+    }
     struct m_options mo = {
+        .window = &win,
         .mode = (enum m_mode)((ctl >> 2) % M_NMODES),
         .fold_workers = ctl >> 4 & 1,
         .exclude_idle = ctl >> 5 & 1,
