@@ -1,8 +1,11 @@
 /* live.c — see live.h. */
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "index.h"
 #include "live.h"
@@ -299,10 +302,22 @@ static double recent_span_s(const struct live *lv)
     return span > 0 ? (double)span / 1e9 : 1.0;
 }
 
+/* Whether the process that writes f is gone without ending its file
+ * (SIGKILL): asked of the kernel only for a process of this host. */
+static int gone(const struct rd_file *f)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    return f->hostname && !strcmp(f->hostname, host) && f->pid > 0 &&
+           kill((pid_t)f->pid, 0) != 0 && errno == ESRCH;
+}
+
 static void state_of(const struct rd_file *f, int damaged, char *buf, size_t cap)
 {
     if (damaged)
         snprintf(buf, cap, "damaged");
+    else if (!f->complete && gone(f))
+        snprintf(buf, cap, "gone");
     else if (!f->complete)
         snprintf(buf, cap, "running");
     else
@@ -341,7 +356,7 @@ size_t live_procs(const struct live *lv, struct live_proc *rows, size_t cap)
         model_proc_label(&mp, r->label, sizeof r->label);
         r->samples = p->samples;
         state_of(f, f->problem && !f->complete && !p->fw, r->state, sizeof r->state);
-        r->ended = f->complete || !p->fw;
+        r->ended = f->complete || !p->fw || !strcmp(r->state, "gone");
     }
     for (size_t k = 0; k < lv->used; k++) {
         const struct ev *e = &lv->ring[(lv->head + k) % lv->ring_cap];

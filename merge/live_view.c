@@ -42,7 +42,8 @@ struct view {
     const char *dir;
     struct live_query q;
     int paused;
-    long pick;               /* process filter: index into the rows, -1 all */
+    long picked;             /* process filter: its live_proc.index, -1 all */
+    long pick;               /* its row in procs this look, or -1          */
     long thread_pick;        /* thread filter within it, -1 all           */
     uint32_t threads[MAX_THREADS];
     const char *thread_names[MAX_THREADS];
@@ -93,8 +94,14 @@ static void look(struct view *v)
     v->q.proc = -1;
     v->q.tid = 0;
     v->nthreads = 0;
-    if (v->pick >= (long)v->nprocs)
-        v->pick = -1;
+    /* The rows are ranked anew at each look: the picked process is found
+     * by its index, not by where it was. */
+    v->pick = -1;
+    for (size_t i = 0; v->picked >= 0 && i < v->nprocs; i++)
+        if ((long)v->procs[i].index == v->picked)
+            v->pick = (long)i;
+    if (v->pick < 0)
+        v->picked = -1;
     if (v->pick >= 0) {
         v->q.proc = v->procs[v->pick].index;
         v->nthreads = live_threads(v->lv, v->procs[v->pick].index, v->threads,
@@ -177,7 +184,8 @@ static void key(struct view *v, int ch)
     case 's': v->q.by_total = !v->q.by_total; break;
     case ' ': v->paused = !v->paused; break;
     case 'p':
-        v->pick = v->pick + 1 < (long)v->shown_procs ? v->pick + 1 : -1;
+        v->picked = v->pick + 1 < (long)v->shown_procs
+                    ? (long)v->procs[v->pick + 1].index : -1;
         v->thread_pick = -1;
         break;
     case 't':
@@ -200,7 +208,7 @@ int live_view(const char *dir, size_t top)
     v.dir = dir;
     v.top = top;
     v.q = (struct live_query){ .mode = MODE_WALL, .proc = -1 };
-    v.pick = v.thread_pick = -1;
+    v.picked = v.pick = v.thread_pick = -1;
     v.started = now_s();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
