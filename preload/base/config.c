@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "pyprof/control.h"
 #include "base/identity.h"
 #include "base/log.h"
 #include "pyprof/format.h"
@@ -108,5 +109,6 @@ void pp_config_init(void)
     pp_config.follow = (int)uint_var("PYPROF_FOLLOW", 0, 1, 1);
     pp_config.flush_ms = uint_var("PYPROF_FLUSH_MS", 1, 60000, PP_DEFAULT_FLUSH_MS);
     copy_var("PYPROF_ONLY", pp_config.only, sizeof pp_config.only);
+    copy_var(PP_ENV_CONTROL, pp_config.control, sizeof pp_config.control);
     absolute_out();
 }

@@ -21,6 +21,7 @@ struct pp_config {
     char     log_file[PATH_MAX];  /* PYPROF_LOG_FILE, "" = stderr           */
     char     log_bad[64];         /* a PYPROF_LOG that is not 0-2, or ""    */
     char     run_socket[100];     /* PYPROF_RUN_SOCKET, "" = none           */
+    char     control[PATH_MAX];   /* PYPROF_CONTROL, "" = none              */
 };
 
 extern struct pp_config pp_config;

@@ -14,6 +14,7 @@
 
 #include "base/config.h"
 #include "hooks/env_inject.h"
+#include "pyprof/control.h"
 #include "pyprof/format.h"
 #include "pyprof/unprofiled.h"
 #include "base/identity.h"
@@ -24,7 +25,7 @@ extern char **environ;
 /* "NAME=value" strings captured at start-up, in static storage. */
 static const char *const setting_names[] = {
     "PYPROF_HZ", "PYPROF_FLUSH_MS", "PYPROF_FOLLOW", "PYPROF_ONLY", "PYPROF_LOG",
-    "PYPROF_LOG_FILE", PP_ENV_RUN_SOCKET,
+    "PYPROF_LOG_FILE", PP_ENV_RUN_SOCKET, PP_ENV_CONTROL,
 };
 #define NSETTINGS (sizeof setting_names / sizeof *setting_names)
 static char settings[NSETTINGS][1100];

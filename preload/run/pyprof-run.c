@@ -27,8 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pyprof/control.h"
 #include "pyprof/settings.h"
 #include "pyprof/unprofiled.h"
+#include "run/control_cmd.h"
 #include "run/held_records.h"
 #include "run/stragglers.h"
 #include "unprofiled.h"
@@ -38,11 +40,16 @@ static volatile pid_t child;   /* 0 once reaped */
 static void usage(FILE *o)
 {
     fputs("usage: pyprof-run [options] -- command [args...]\n"
+          "       pyprof-run --control DIR start [--for DURATION] | stop\n"
           "  -o, --output DIR   where the profiles go (default ./pyprof.out)\n"
           "  -r, --rate HZ      samples per second per thread\n"
           "      --no-follow    profile the command only, not its descendants\n"
           "      --only GLOB    profile only processes whose command line matches\n"
           "  -q, --quiet        no summary\n"
+          "      --paused       start every process with its sampler asleep,\n"
+          "                     until pyprof-run --control DIR start\n"
+          "      --control DIR  start or stop sampling in a tree started with\n"
+          "                     --paused that writes into DIR\n"
           "      --top          a live view of the tree in the terminal while the\n"
           "                     command runs (its output goes to DIR/command.out;\n"
           "                     q quits the view, the command goes on)\n"
@@ -561,11 +568,13 @@ int main(int argc, char **argv)
         { "format", required_argument, 0, 'F' },
         { "report-format", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' }, { "top", no_argument, 0, 'T' },
+        { "paused", no_argument, 0, 'P' }, { "control", required_argument, 0, 'C' },
         { 0, 0, 0, 0 },
     };
     const char *out = "pyprof.out", *rate = NULL, *only = NULL, *report = NULL,
                *format = NULL;
-    int follow = 1, quiet = 0, top = 0, c;
+    int follow = 1, quiet = 0, top = 0, paused = 0, c;
+    const char *control = NULL;
     while ((c = getopt_long(argc, argv, "+o:r:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -585,6 +594,8 @@ int main(int argc, char **argv)
         case 'O': only = optarg; break;
         case 'q': quiet = 1; break;
         case 'T': top = 1; break;
+        case 'P': paused = 1; break;
+        case 'C': control = optarg; break;
         case 'R': report = optarg; break;
         case 'F': format = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -592,6 +603,8 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (control)
+        return control_command(control, argv + optind, argc - optind);
     if (optind >= argc) {
         usage(stderr);
         return 2;
@@ -639,6 +652,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    char control_path[PATH_MAX + 16] = "";
+    if (paused && control_create(dir, control_path, sizeof control_path) != 0)
+        return 2;
+
     char sock_name[100];
     int sock = listen_records(sock_name, sizeof sock_name);
     take_signals();
@@ -668,6 +685,10 @@ int main(int argc, char **argv)
             setenv("PYPROF_FOLLOW", "0", 1);
         if (only)
             setenv("PYPROF_ONLY", only, 1);
+        if (paused)
+            setenv(PP_ENV_CONTROL, control_path, 1);
+        else
+            unsetenv(PP_ENV_CONTROL);
         unsetenv("PYPROF_PARENT");
         if (sock >= 0)
             setenv(PP_ENV_RUN_SOCKET, sock_name, 1);

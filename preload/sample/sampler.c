@@ -29,6 +29,7 @@
 #include "base/config.h"
 #include "base/hash.h"
 #include "base/image_mem.h"
+#include "sample/control.h"
 #include "sample/deadlines.h"
 #include "python/thread_name.h"
 #include "python/asyncio_tasks.h"
@@ -90,6 +91,7 @@ static _Atomic pid_t sampler_tid;   /* 0 until the thread names itself   */
 static _Atomic int running;
 static _Atomic int request;         /* enum request                      */
 static _Atomic int acked;           /* the end was served                */
+static _Atomic int paused;          /* asleep on the control page        */
 static int req_how, req_value;
 static int discard_on_finish;   /* exec of a fork child that never sampled */
 static void (*file_created)(void);
@@ -601,6 +603,17 @@ static void tick(void)
 
 /* ------------------------------------------------------------ thread */
 
+/* Arms the timer at the sampling interval, or disarms it (on 0). */
+static int arm_timer(timer_t *timer, int on)
+{
+    uint64_t ns = on ? 1000000000ULL / pp_config.hz : 0;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(ns / 1000000000ULL);
+    its.it_interval.tv_nsec = (long)(ns % 1000000000ULL);
+    its.it_value = its.it_interval;
+    return timer_settime(*timer, 0, &its, NULL);
+}
+
 static int make_timer(timer_t *timer)
 {
     struct sigevent sev;
@@ -611,12 +624,7 @@ static int make_timer(timer_t *timer)
     sev._sigev_un._tid = gettid_raw();
     if (timer_create(CLOCK_MONOTONIC, &sev, timer) != 0)
         return -1;
-    uint64_t ns = 1000000000ULL / pp_config.hz;
-    struct itimerspec its;
-    its.it_interval.tv_sec = (time_t)(ns / 1000000000ULL);
-    its.it_interval.tv_nsec = (long)(ns % 1000000000ULL);
-    its.it_value = its.it_interval;
-    return timer_settime(*timer, 0, &its, NULL);
+    return arm_timer(timer, 1);
 }
 
 static void serve_request(void)
@@ -711,6 +719,38 @@ static int may_spin(void)
     return CPU_COUNT(&set) >= 2;
 }
 
+/* Sampling on demand (control.h): while the tree's control page says
+ * not to sample, the thread sleeps on it, with no timer armed (timer:
+ * NULL in the polling loop), and returns 1 when it woke to sample again,
+ * its deadlines starting anew (time paused is neither ticks nor missed
+ * ones); 0 at once if it may sample.  An end posted meanwhile wakes it
+ * (sampler_end). */
+static int pause_while_asked(timer_t *timer)
+{
+    if (control_sampling())
+        return 0;
+    if (timer)
+        arm_timer(timer, 0);
+    for (;;) {
+        atomic_store(&paused, 1);
+        if (atomic_load(&request) == REQ_FINISH) {
+            atomic_store(&paused, 0);
+            return 0;
+        }
+        if (control_sampling())
+            break;
+        control_wait();
+        atomic_store(&paused, 0);
+        if (atomic_load(&request) == REQ_FINISH)
+            return 0;
+    }
+    atomic_store(&paused, 0);
+    if (timer)
+        arm_timer(timer, 1);
+    start_deadlines();
+    return 1;
+}
+
 /* High rates: ticks at fixed deadlines on the monotonic clock (vDSO, no
  * syscall), missed deadlines counted like timer overruns. */
 static void spin_loop(const sigset_t *set)
@@ -718,6 +758,7 @@ static void spin_loop(const sigset_t *set)
     unsigned polls = 0;
     start_deadlines();
     for (;;) {
+        pause_while_asked(NULL);
         if (atomic_load(&request) == REQ_FINISH) {
             /* The thread may have been off a CPU since its last look at
              * the clock: the deadlines that passed meanwhile are missed. */
@@ -788,6 +829,7 @@ static void *sampler_main(void *arg)
     sigaddset(&set, PP_TIMER_SIG);
     writer_init();
     pyvm_on_reject(on_reject);
+    control_open();
     last_flush_ns = mono_ns();
     if (may_spin()) {
         spin_loop(&set);
@@ -809,6 +851,7 @@ static void *sampler_main(void *arg)
     start_deadlines();
     for (;;) {
         siginfo_t si;
+        pause_while_asked(&timer);
         /* An end posted before this thread named itself came with no kick
          * (sampler_end): a child that exits or execs at once must not wait
          * for the first tick. */
@@ -953,6 +996,11 @@ void sampler_end(int how, int value)
             syscall(SYS_tgkill, pp_state.pid, tid, PP_TIMER_SIG);
             kicked = tid;
         }
+        /* Asleep on the control page, which a signal does not interrupt:
+         * woken there (with every sampler of the tree, each of which
+         * looks and sleeps on), and again if it was just going to sleep. */
+        if (atomic_load(&paused) && (i == 0 || i % 50 == 0))
+            control_wake_all();
         wait_ack_ms();
     }
 }

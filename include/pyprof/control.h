@@ -1,0 +1,37 @@
+/*
+ * control.h — the page that starts and stops sampling in every process of
+ * a tree started paused (pyprof-run --paused, --control; pyprof(7),
+ * "Sampling on demand").  One file, PYPROF_CONTROL, of one page: the
+ * controller writes it; every sampler maps it shared and read-only and
+ * sleeps on its state word (a futex shared between processes: no timer
+ * and no wake-up while paused) until a controller wakes them.  Who may
+ * control the tree is who may write the file: its owner, the run's user
+ * (mode 0644), and root.
+ */
+#ifndef PYPROF_CONTROL_H
+#define PYPROF_CONTROL_H
+
+#include <stdint.h>
+
+#define PP_CONTROL_MAGIC   0x43505950u     /* "PYPC" */
+#define PP_CONTROL_VERSION 1u
+#define PP_CONTROL_SIZE    4096u
+#define PP_CONTROL_FILE    "control"       /* in the output directory */
+#define PP_ENV_CONTROL     "PYPROF_CONTROL"
+
+enum { PP_CONTROL_PAUSED = 0, PP_CONTROL_SAMPLING = 1 };
+
+struct pp_control {
+    uint32_t magic, version;
+    /* PP_CONTROL_*: the word samplers sleep on.  A controller changes it
+     * and wakes every waiter (FUTEX_WAKE, not private). */
+    uint32_t state;
+    /* Bumped by each start and stop: a window's number (the first start
+     * makes it 1). */
+    uint32_t window;
+    /* CLOCK_REALTIME ns after which a started tree counts as paused
+     * (--for); 0: until stopped. */
+    uint64_t until_ns;
+};
+
+#endif

@@ -1,0 +1,92 @@
+/* control_cmd.c — see control_cmd.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pyprof/control.h"
+#include "run/control_cmd.h"
+#include "window.h"
+
+int control_create(const char *dir, char *path, size_t cap)
+{
+    if (snprintf(path, cap, "%s/%s", dir, PP_CONTROL_FILE) >= (int)cap) {
+        fprintf(stderr, "pyprof-run: output path too long\n");
+        return -1;
+    }
+    /* 0644: every process of the tree may read it (a worker that dropped
+     * its privileges too); its owner and root may write it. */
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    struct pp_control c = { PP_CONTROL_MAGIC, PP_CONTROL_VERSION, PP_CONTROL_PAUSED, 0, 0 };
+    if (fd < 0 || ftruncate(fd, PP_CONTROL_SIZE) != 0 ||
+        pwrite(fd, &c, sizeof c, 0) != (ssize_t)sizeof c) {
+        fprintf(stderr, "pyprof-run: %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int control_command(const char *dir, char **args, int nargs)
+{
+    char path[PATH_MAX + 16], why[256];
+    uint64_t for_ns = 0;
+    if (nargs < 1 || (strcmp(args[0], "start") && strcmp(args[0], "stop")) ||
+        (nargs != 1 && !(nargs == 3 && !strcmp(args[0], "start") &&
+                         !strcmp(args[1], "--for")))) {
+        fprintf(stderr, "pyprof-run: --control DIR start [--for DURATION] | stop\n");
+        return 2;
+    }
+    if (nargs == 3 && window_duration(args[2], &for_ns, why, sizeof why) != 0) {
+        fprintf(stderr, "pyprof-run: --for: %s\n", why);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, PP_CONTROL_FILE);
+    /* Written only by who may write the file: its owner and root; the
+     * kernel says no to anyone else. */
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    void *p = fd >= 0 ? mmap(NULL, PP_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+                             fd, 0) : MAP_FAILED;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "pyprof-run: %s: %s%s\n", path, strerror(e),
+                e == ENOENT ? " (was the tree started with pyprof-run --paused?)" : "");
+        return 2;
+    }
+    struct pp_control *c = p;
+    if (c->magic != PP_CONTROL_MAGIC || c->version != PP_CONTROL_VERSION) {
+        fprintf(stderr, "pyprof-run: %s is no control page\n", path);
+        munmap(p, PP_CONTROL_SIZE);
+        return 2;
+    }
+    if (!strcmp(args[0], "start")) {
+        __atomic_store_n(&c->until_ns, for_ns ? now_ns() + for_ns : 0, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&c->window, 1, __ATOMIC_ACQ_REL);
+        __atomic_store_n(&c->state, PP_CONTROL_SAMPLING, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&c->state, PP_CONTROL_PAUSED, __ATOMIC_RELEASE);
+    }
+    /* Every sampler of the tree sleeps on this word (not a private
+     * futex: the file's page is the key). */
+    syscall(SYS_futex, &c->state, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    munmap(p, PP_CONTROL_SIZE);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * control.h — sampling on demand in this process (pyprof(7), "Sampling on
+ * demand"): the tree's control page (pyprof/control.h), mapped once; the
+ * sampler asks it whether to sample and sleeps on it while it may not.
+ */
+#ifndef PYPROF_SAMPLE_CONTROL_H
+#define PYPROF_SAMPLE_CONTROL_H
+
+/* Maps PYPROF_CONTROL's page if the setting names one and it is not
+ * mapped yet (a fork child keeps its parent's mapping).  From the sampler
+ * thread.  Returns 1 if this process is controlled, 0 if not (no setting,
+ * or a page that cannot be read: then it samples as without one, and says
+ * why in its log). */
+int control_open(void);
+
+/* Whether the page says to sample now (started, and not past --for). */
+int control_sampling(void);
+
+/* Sleeps until a controller changes the page from what the last
+ * control_sampling read, or someone calls control_wake_all: no timer, no
+ * other wake-up.  From the sampler thread, after control_sampling. */
+void control_wait(void);
+
+/* Wakes every sampler that sleeps on the page, in every process of the
+ * tree (each looks again and sleeps on); async-signal-safe. */
+void control_wake_all(void);
+
+#endif
