@@ -259,7 +259,11 @@ static struct index *stack_index(struct model *m, int own, size_t n)
 
 /* What the first reading of a windowed merge keeps of each file: where
  * its host's run starts and ends (window_on_host). */
-struct scan { uint64_t start, end; char *host; };
+struct scan {
+    uint64_t start, end;
+    char *host;
+    uint64_t win_from, win_until;    /* --window N's start and stop; 0: none */
+};
 
 struct job {
     char *const *paths;
@@ -271,6 +275,7 @@ struct job {
     /* A windowed merge reads twice: first into scans (no counting), then
      * each file's part wins[i]; both NULL otherwise. */
     struct scan *scans;
+    const struct m_window *window;
     const struct rd_window *wins;
 };
 
@@ -285,7 +290,7 @@ static void no_sample(void *arg, const struct rd_file *f, uint32_t thread,
     (void)arg, (void)f, (void)thread, (void)leaf, (void)flags;
 }
 
-static void scan_file(const char *path, struct scan *s)
+static void scan_file(const char *path, struct scan *s, const struct m_window *w)
 {
     static const struct rd_sink nothing = { no_tick, no_sample, NULL, NULL };
     struct rd_file *f = rd_stream(path, &nothing);
@@ -297,6 +302,15 @@ static void scan_file(const char *path, struct scan *s)
         s->start = f->start_ns;
         s->end = f->last_tick_ns > f->start_ns ? f->last_tick_ns : f->start_ns;
         s->host = xstrdup(f->hostname ? f->hostname : "");
+    }
+    for (size_t i = 0; w && w->from.kind == W_CONTROL && i < f->ncontrols; i++) {
+        const struct rd_control *c = &f->controls[i];
+        if (c->window != w->from.ns)
+            continue;
+        if (c->what == PP_CONTROL_REC_START && (!s->win_from || c->at_ns < s->win_from))
+            s->win_from = c->at_ns;
+        if (c->what == PP_CONTROL_REC_STOP && c->at_ns > s->win_until)
+            s->win_until = c->at_ns;
     }
     rd_free(f);
 }
@@ -335,7 +349,7 @@ static void *reader_main(void *arg)
         if (i >= j->n)
             break;
         if (j->scans) {
-            scan_file(j->paths[i], &j->scans[i]);
+            scan_file(j->paths[i], &j->scans[i], j->window);
             continue;
         }
         j->files[i] = x ? rd_read_window(x, j->paths[i], j->wins ? &j->wins[i] : NULL)
@@ -790,13 +804,13 @@ static void find_hosts(struct model *m)
  * which starts at the host's first header and ends at its last sample
  * (hosts' clocks are not compared: pyprof(7), "Many hosts"). */
 static struct rd_window *place_window(char *const *paths, size_t n,
-                                      const struct m_window *w, int jobs)
+                                      const struct m_window *w, int jobs, int *missing)
 {
     struct scan *sc = calloc(n ? n : 1, sizeof *sc);
     struct rd_window *wins = calloc(n ? n : 1, sizeof *wins);
     if (!sc || !wins)
         oom();
-    struct job j = { .paths = paths, .n = n, .scans = sc };
+    struct job j = { .paths = paths, .n = n, .scans = sc, .window = w };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
     /* The hosts' runs, in hosts[] (a few: each file finds its own by a
@@ -817,13 +831,24 @@ static struct rd_window *place_window(char *const *paths, size_t n,
             hosts[nhosts++] = sc[i];
         hosts[k].start = sc[i].start < hosts[k].start ? sc[i].start : hosts[k].start;
         hosts[k].end = sc[i].end > hosts[k].end ? sc[i].end : hosts[k].end;
+        if (sc[i].win_from && (!hosts[k].win_from || sc[i].win_from < hosts[k].win_from))
+            hosts[k].win_from = sc[i].win_from;
+        if (sc[i].win_until > hosts[k].win_until)
+            hosts[k].win_until = sc[i].win_until;
         host_of[i] = (long)k;
     }
+    *missing = w->from.kind == W_CONTROL;
+    for (size_t k = 0; k < nhosts; k++)
+        *missing &= !hosts[k].win_from;
     for (size_t i = 0; i < n; i++) {
         wins[i] = (struct rd_window){ 0, UINT64_MAX };
-        if (host_of[i] >= 0)
-            window_on_host(w, hosts[host_of[i]].start, hosts[host_of[i]].end,
-                           &wins[i].lo, &wins[i].hi);
+        const struct scan *h = host_of[i] >= 0 ? &hosts[host_of[i]] : NULL;
+        if (h && w->from.kind == W_CONTROL)
+            /* a window still open when the file ended runs to its end */
+            wins[i] = (struct rd_window){ h->win_from ? h->win_from : UINT64_MAX,
+                                          h->win_until ? h->win_until : UINT64_MAX };
+        else if (h)
+            window_on_host(w, h->start, h->end, &wins[i].lo, &wins[i].hi);
     }
     for (size_t i = 0; i < n; i++)
         free(sc[i].host);
@@ -873,8 +898,9 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
     if (!m || !files || !hashes)
         return NULL;
     m->opt = *o;
-    struct rd_window *wins = window_set(o->window) ? place_window(paths, n, o->window, jobs)
-                                                  : NULL;
+    struct rd_window *wins = window_set(o->window)
+                             ? place_window(paths, n, o->window, jobs, &m->window_missing)
+                             : NULL;
     struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes,
                      .progress = o->progress, .wins = wins };
     atomic_init(&j.next, 0);

@@ -124,6 +124,7 @@ struct model {
     /* With a window (m_options.window): processes left out because their
      * life was outside it (their descendants' ancestors are kept). */
     size_t outside;
+    int window_missing;          /* --window N: no file has window N      */
     /* processes that could not be profiled; set by the caller */
     struct unprofiled *unprofiled; size_t nunprofiled;
 };

@@ -56,6 +56,9 @@ static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
 
 /* The string of the <truncated> row, in tb->codes. */
 #define TRUNC_CODE UINT32_MAX
+/* A marker's name in the string table: MARKER_CODE + its index in the
+ * file's controls (sampling on demand: a window's start, a mark). */
+#define MARKER_CODE 0xf0000000u
 
 /* The stack row of an event's leaf (TL_CUT: under <truncated>), adding it
  * and its callers not yet in the table. */
@@ -91,6 +94,16 @@ static void location(FILE *o, const struct rd_file *f, uint32_t code)
 {
     if (code == TRUNC_CODE) {
         out_json_str(o, M_TRUNCATED " (" M_TRUNCATED_FILE ":0)");
+        return;
+    }
+    if (code >= MARKER_CODE) {
+        const struct rd_control *c = &f->controls[code - MARKER_CODE];
+        char name[PP_MAX_MARK_TEXT + 32];
+        if (c->what == PP_CONTROL_REC_MARK)
+            snprintf(name, sizeof name, "mark: %s", c->text);
+        else
+            snprintf(name, sizeof name, "sampling window %u", c->window);
+        out_json_str(o, name);
         return;
     }
     const struct rd_code *k = &f->codes[code];
@@ -155,10 +168,46 @@ static void write_tables(FILE *o, struct tables *tb, const struct rd_file *f)
             tb->stack_of[v] = 0;
     }
     for (size_t i = 0; i < tb->ncodes; i++)
-        if (tb->codes[i] != TRUNC_CODE)
+        if (tb->codes[i] != TRUNC_CODE && tb->codes[i] < MARKER_CODE)
             tb->string_of[tb->codes[i]] = 0;
     tb->nrows = tb->ncodes = 0;
     tb->trunc_row = tb->trunc_string = 0;
+}
+
+/* ms since the file's start, to the microsecond (0 before it). */
+static double file_ms(const struct rd_file *f, uint64_t at_ns)
+{
+    return at_ns > f->start_ns ? (double)((at_ns - f->start_ns) / 1000) / 1e3 : 0;
+}
+
+/* Sampling on demand on the main thread's track: each window the file
+ * sampled in as an interval marker (its start to its stop, or the file's
+ * end), each mark as an instant one; named in the string table (they are
+ * its first entries: written before any stack). */
+static int markers(FILE *o, const struct rd_file *f, struct tables *tb)
+{
+    int any = 0;
+    for (size_t i = 0; i < f->ncontrols; i++) {
+        const struct rd_control *c = &f->controls[i];
+        if (c->what == PP_CONTROL_REC_STOP)
+            continue;
+        if (push(&tb->codes, &tb->ncodes, &tb->codes_cap, MARKER_CODE + (uint32_t)i) != 0)
+            return -1;
+        fprintf(o, "%s[%zu,%.3f,", any++ ? "," : "", tb->ncodes - 1, file_ms(f, c->at_ns));
+        if (c->what == PP_CONTROL_REC_MARK) {
+            fputs("null,0,0,null]", o);
+            continue;
+        }
+        uint64_t end = f->last_tick_ns;
+        for (size_t k = i + 1; k < f->ncontrols; k++)
+            if (f->controls[k].what == PP_CONTROL_REC_STOP &&
+                f->controls[k].window == c->window) {
+                end = f->controls[k].at_ns;
+                break;
+            }
+        fprintf(o, "%.3f,1,0,null]", file_ms(f, end));
+    }
+    return 0;
 }
 
 static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb,
@@ -181,10 +230,13 @@ static int thread(FILE *o, const struct tl_proc *t, size_t th, struct tables *tb
     fprintf(o, ", \"tid\": %u, \"pid\": %lld, \"registerTime\": %.3f, "
                "\"unregisterTime\": null,\n     \"markers\": {\"schema\": {\"name\": 0, "
                "\"startTime\": 1, \"endTime\": 2, \"phase\": 3, \"category\": 4, "
-               "\"data\": 5}, \"data\": []},\n     \"samples\": {\"schema\": {\"stack\": 0, "
-               "\"time\": 1, \"eventDelay\": 2}, \"data\": [",
+               "\"data\": 5}, \"data\": [",
             p->threads[th].tid, (long long)p->f->pid,
             tt ? (double)tt->start / 1e6 : 0.0);
+    if ((long long)p->threads[th].tid == (long long)p->f->pid && markers(o, t->f, tb) != 0)
+        return -1;
+    fputs("]},\n     \"samples\": {\"schema\": {\"stack\": 0, "
+          "\"time\": 1, \"eventDelay\": 2}, \"data\": [", o);
     struct tl_iter *it = tl_iter_new(t, th);
     struct tl_event e;
     if (!it)

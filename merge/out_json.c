@@ -60,6 +60,69 @@ static void records(FILE *o, const struct model *m, int stopped)
     fputs(*sep == ',' ? "\n ],\n" : "],\n", o);
 }
 
+/* Sampling on demand (pyprof(7)): the tree's windows, each from its
+ * earliest start to its latest stop in any file (null: still open when
+ * its files ended), and its marks, each once by its number; every file's
+ * records sorted by kind and number, so that numbers a file makes up cost
+ * nothing more. */
+static int by_number(const void *a, const void *b)
+{
+    const struct rd_control *x = *(const struct rd_control *const *)a,
+                            *y = *(const struct rd_control *const *)b;
+    int kx = x->what == PP_CONTROL_REC_MARK, ky = y->what == PP_CONTROL_REC_MARK;
+    uint32_t nx = kx ? x->seq : x->window, ny = ky ? y->seq : y->window;
+    if (kx != ky)
+        return kx - ky;
+    return nx < ny ? -1 : nx > ny;
+}
+
+static void on_demand(FILE *o, const struct model *m)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        n += m->procs[i].f->ncontrols;
+    if (!n)
+        return;
+    const struct rd_control **all = malloc(n * sizeof *all);
+    if (!all)
+        return;
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (size_t c = 0; c < m->procs[i].f->ncontrols; c++)
+            all[k++] = &m->procs[i].f->controls[c];
+    qsort(all, n, sizeof *all, by_number);
+    fputs(" \"windows\": [", o);
+    size_t i = 0;
+    for (int any = 0; i < n && all[i]->what != PP_CONTROL_REC_MARK; ) {
+        uint32_t w = all[i]->window;
+        uint64_t start = 0, stop = 0;
+        for (; i < n && all[i]->what != PP_CONTROL_REC_MARK && all[i]->window == w; i++) {
+            if (all[i]->what == PP_CONTROL_REC_START && (!start || all[i]->at_ns < start))
+                start = all[i]->at_ns;
+            if (all[i]->what == PP_CONTROL_REC_STOP && all[i]->at_ns > stop)
+                stop = all[i]->at_ns;
+        }
+        if (!start)
+            continue;
+        fprintf(o, "%s{\"number\": %u, \"start\": %.6f, \"stop\": ", any++ ? ", " : "", w,
+                (double)start / 1e9);
+        if (stop)
+            fprintf(o, "%.6f}", (double)stop / 1e9);
+        else
+            fputs("null}", o);
+    }
+    fputs("],\n \"marks\": [", o);
+    for (int any = 0; i < n; i++) {
+        if (i && all[i - 1]->what == PP_CONTROL_REC_MARK && all[i - 1]->seq == all[i]->seq)
+            continue;
+        fprintf(o, "%s{\"number\": %u, \"window\": %u, \"at\": %.6f, \"text\": ",
+                any++ ? ", " : "", all[i]->seq, all[i]->window, (double)all[i]->at_ns / 1e9);
+        out_json_str(o, all[i]->text);
+        fputc('}', o);
+    }
+    fputs("],\n", o);
+    free(all);
+}
+
 /* in[0..nin): samples of process i by interpreter (out_interps). */
 static void process(FILE *o, const struct model *m, size_t i,
                     const struct out_interp *in, size_t nin)
@@ -179,6 +242,7 @@ int out_json(FILE *o, const struct model *m, const struct out_options *opt)
         out_json_str(o, w);
         fprintf(o, ", \"processes_outside\": %zu},\n", m->outside);
     }
+    on_demand(o, m);
     fputs(" \"processes\": [\n", o);
     size_t k = 0;
     struct out_interp *in;

@@ -37,6 +37,8 @@ static void usage(FILE *o)
           "                     2026-11-29 18:04:05, @SECONDS)\n"
           "      --until T      only samples before T (the same forms)\n"
           "      --last D       only the last D of the run (60s, 5m)\n"
+          "      --window N     only sampling window N of a tree started paused\n"
+          "                     (pyprof-run --paused, --control start/stop)\n"
           "  -t, --top N        rows in the top-function tables, functions of\n"
           "                     --format lines (default 20)\n"
           "  -j, --jobs N       reader threads (default: online CPUs)\n"
@@ -209,13 +211,14 @@ int main(int argc, char **argv)
         { "until", required_argument, 0, 'U' },
         { "last", required_argument, 0, 'L' },
         { "live", no_argument, 0, 'W' },
+        { "window", required_argument, 0, 'X' },
         { 0, 0, 0, 0 },
     };
     const char *format = "text", *output = NULL;
     struct m_options mo = { .mode = MODE_WALL };
     struct out_options oo = { .group = GROUP_NONE, .top = 20 };
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int c, diff = 0, saw_since = 0, saw_last = 0, live = 0;
+    int c, diff = 0, saw_since = 0, saw_last = 0, live = 0, saw_window = 0;
     char *end, why[256];
     struct m_window window = { { W_NONE, 0 }, { W_NONE, 0 } };
     while ((c = getopt_long(argc, argv, "f:m:p:g:t:j:o:hV", longs, NULL)) != -1) {
@@ -289,6 +292,17 @@ int main(int argc, char **argv)
         case 'V': puts("pyprof-merge " PACKAGE_VERSION); return 0;
         case 'D': diff = 1; break;
         case 'W': live = 1; break;
+        case 'X': {
+            long nw = optarg[0] >= '1' && optarg[0] <= '9' ? strtol(optarg, &end, 10) : 0;
+            if (nw <= 0 || *end || nw > 1000000000L) {
+                fprintf(stderr, "pyprof-merge: --window %s: expected a window's number "
+                                "(1 for the first start)\n", optarg);
+                return 2;
+            }
+            window.from = window.until = (struct w_bound){ W_CONTROL, (uint64_t)nw };
+            saw_window = 1;
+            break;
+        }
         case 'S':
         case 'U':
             if (window_bound(optarg, c == 'S' ? &window.from : &window.until,
@@ -329,6 +343,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (saw_window && (saw_since || saw_last || window.until.kind != W_CONTROL)) {
+        fputs("pyprof-merge: --window is a window of its own: not with --since, "
+              "--until or --last\n", stderr);
+        return 2;
+    }
     if (saw_since && saw_last) {
         fputs("pyprof-merge: --since and --last both say where the window "
               "starts: give one\n", stderr);
@@ -338,7 +357,7 @@ int main(int argc, char **argv)
         uint64_t lo, hi;
         window_on_host(&window, 0, UINT64_MAX / 2, &lo, &hi);
         if (window.from.kind == window.until.kind && window.from.kind != W_BEFORE_END &&
-            hi <= lo) {
+            window.from.kind != W_CONTROL && hi <= lo) {
             fputs("pyprof-merge: the window ends before it starts (--until is not "
                   "after --since)\n", stderr);
             return 2;
@@ -383,6 +402,12 @@ int main(int argc, char **argv)
     progress_stop(line);
     if (!m) {
         fputs("pyprof-merge: out of memory\n", stderr);
+        return 2;
+    }
+    if (m->window_missing) {
+        fprintf(stderr, "pyprof-merge: no file of the input sampled in window %llu "
+                        "(pyprof-run --control DIR start makes the next one)\n",
+                (unsigned long long)window.from.ns);
         return 2;
     }
     m->unprofiled = unprof;

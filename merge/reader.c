@@ -599,6 +599,37 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
     case PP_REC_TASK_WAIT:
         rec_task_wait(p, &c);
         return;
+    case PP_REC_CONTROL: {
+        struct rd_control k;
+        k.what = get_u8(&c);
+        k.window = (uint32_t)get_v(&c);
+        k.seq = (uint32_t)get_v(&c);
+        k.at_ns = get_v(&c);
+        k.text = get_str(p, &c);
+        if (c.bad || !k.text || k.what < PP_CONTROL_REC_START ||
+            k.what > PP_CONTROL_REC_MARK || strlen(k.text) > PP_MAX_MARK_TEXT) {
+            problem(p, "corrupt: bad control record");
+            return;
+        }
+        if (f->ncontrols >= RD_MAX_CONTROLS)
+            return;
+        /* room for 8, then doubled each time it is full */
+        size_t n = f->ncontrols;
+        if (!n || (n >= 8 && !(n & (n - 1)))) {
+            size_t cap = n ? 2 * n : 8;
+            if (!within_cap(p, n * sizeof k, cap * sizeof k))
+                return;
+            struct rd_control *grown = realloc(f->controls, cap * sizeof k);
+            if (!grown) {
+                problem(p, "out of memory");
+                return;
+            }
+            f->allocated += (cap - n) * sizeof k;
+            f->controls = grown;
+        }
+        f->controls[f->ncontrols++] = k;
+        return;
+    }
     case PP_REC_TITLE: {
         /* One buffer, the last title in it: a program may retitle itself
          * at every request. */
@@ -979,6 +1010,7 @@ void rd_free(struct rd_file *f)
     free(f->threads);
     free(f->counts);
     free(f->rejects);
+    free(f->controls);
     free(f->problem);
     free((char *)f->path);
     free(f);

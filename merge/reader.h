@@ -29,6 +29,10 @@ struct rd_count { uint32_t thread, leaf; uint8_t flags; uint64_t count; };
 struct rd_reject { uint32_t leaf; uint64_t count; };
 #define RD_MAX_REJECT_LEAVES 1024u   /* more distinct leaves count under 0 */
 
+/* A start, stop or mark of sampling on demand (PP_REC_CONTROL). */
+struct rd_control { uint8_t what; uint32_t window, seq; uint64_t at_ns; char *text; };
+#define RD_MAX_CONTROLS 4096u        /* more are counted, not kept          */
+
 struct rd_counters {
     uint64_t samples, rejected, missed, sampler_cpu_ns, ticks;
     uint64_t tick_ns, idle;      /* 0 in files from earlier builds        */
@@ -48,6 +52,8 @@ struct rd_file {
     size_t argc;
     char *executable, *python, *hostname;
     char *title;                 /* the last TITLE record's; NULL: none    */
+    struct rd_control *controls; /* in file order, at most RD_MAX_CONTROLS */
+    size_t ncontrols;
     uint64_t header_flags;
     /* tables, indexed by id (0 unused) */
     char **strings; size_t nstrings;

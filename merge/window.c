@@ -188,6 +188,10 @@ static void bound_str(const struct w_bound *b, char *buf, size_t cap)
 void window_describe(const struct m_window *w, char *buf, size_t cap)
 {
     char a[96], b[96];
+    if (w->from.kind == W_CONTROL) {
+        snprintf(buf, cap, "sampling window %llu", (unsigned long long)w->from.ns);
+        return;
+    }
     if (w->from.kind == W_BEFORE_END && w->until.kind == W_NONE) {
         snprintf(buf, cap, "the last %g s", (double)w->from.ns / 1e9);
         return;

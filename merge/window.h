@@ -13,7 +13,9 @@ enum w_kind {
     W_NONE,          /* no bound on this side                            */
     W_AFTER_START,   /* ns after the run's start on the host             */
     W_BEFORE_END,    /* ns before the run's end on the host (--last)     */
-    W_WALL           /* a wall-clock time, ns since the epoch            */
+    W_WALL,          /* a wall-clock time, ns since the epoch            */
+    W_CONTROL        /* sampling window number ns's start (from) or stop
+                        (until), as the files record them (--window)     */
 };
 
 struct w_bound { enum w_kind kind; uint64_t ns; };

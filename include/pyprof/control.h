@@ -21,6 +21,17 @@
 
 enum { PP_CONTROL_PAUSED = 0, PP_CONTROL_SAMPLING = 1 };
 
+/* The last PP_CONTROL_MARKS marks, mark seq (from 1) at
+ * marks[(seq - 1) % PP_CONTROL_MARKS]; a slot is whole once its seq is
+ * stored (release), after its time and text. */
+#define PP_CONTROL_MARKS 24
+#define PP_CONTROL_MARK_TEXT 112
+struct pp_control_mark {
+    uint64_t at_ns;                     /* CLOCK_REALTIME */
+    uint32_t seq, len;
+    char text[PP_CONTROL_MARK_TEXT];
+};
+
 struct pp_control {
     uint32_t magic, version;
     /* PP_CONTROL_*: the word samplers sleep on.  A controller changes it
@@ -32,6 +43,13 @@ struct pp_control {
     /* CLOCK_REALTIME ns after which a started tree counts as paused
      * (--for); 0: until stopped. */
     uint64_t until_ns;
+    /* CLOCK_REALTIME ns of the last start and stop, as the controller saw
+     * them: what every process records as its window's bounds. */
+    uint64_t start_ns, stop_ns;
+    uint32_t nmarks;                    /* the last mark's seq; 0: none */
+    uint32_t pad;
+    struct pp_control_mark marks[PP_CONTROL_MARKS];
 };
+_Static_assert(sizeof(struct pp_control) <= PP_CONTROL_SIZE, "one page");
 
 #endif

@@ -105,7 +105,19 @@ enum pp_record_kind {
      * only; count is at most PP_MAX_TASK_WAIT.  Absent in files from
      * earlier builds. */
     PP_REC_TASK_WAIT = 12,
+    /* Sampling on demand (pyprof(7)): what:u8 (PP_CONTROL_REC_*) window:varint
+     * seq:varint at_ns:varint text:string.  START and STOP bound window
+     * number `window` (at_ns: the controller's CLOCK_REALTIME of the start
+     * or stop, or the end --for gave), written when the process starts and
+     * stops sampling in it (seq 0, text empty); MARK is the tree's mark
+     * number seq, made at at_ns, text at most PP_MAX_MARK_TEXT bytes:
+     * every process that samples writes every mark it has not written, so
+     * readers keep one per seq.  Absent in files from earlier builds. */
+    PP_REC_CONTROL = 13,
 };
+
+enum { PP_CONTROL_REC_START = 1, PP_CONTROL_REC_STOP = 2, PP_CONTROL_REC_MARK = 3 };
+#define PP_MAX_MARK_TEXT 112u
 
 /* How the process image that wrote the file came to be. */
 enum pp_started_by {

@@ -712,6 +712,20 @@ void writer_title(const char *title)
     emit(PP_REC_TITLE, &b);
 }
 
+void writer_control(int what, uint32_t window, uint32_t seq, uint64_t at_ns,
+                    const char *text, size_t len)
+{
+    uint8_t tmp[PP_MAX_MARK_TEXT + 64];
+    struct buf b = { tmp, 0, sizeof tmp };
+    if (b.len < b.cap)
+        b.p[b.len++] = (uint8_t)what;
+    put_varint(&b, window);
+    put_varint(&b, seq);
+    put_varint(&b, at_ns);
+    put_bytes(&b, text, len < PP_MAX_MARK_TEXT ? len : PP_MAX_MARK_TEXT);
+    emit(PP_REC_CONTROL, &b);
+}
+
 /* The leaf of thread idx's last sample written in this file (0: none). */
 static uint32_t last_leaf(uint32_t idx)
 {

@@ -53,6 +53,10 @@ uint64_t writer_start_ns(void);
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
                    const char *os_name);
 
+/* A start, stop or mark of sampling on demand (PP_REC_CONTROL). */
+void writer_control(int what, uint32_t window, uint32_t seq, uint64_t at_ns,
+                    const char *text, size_t len);
+
 /* The process's title now (PP_REC_TITLE), cut to PP_MAX_TITLE bytes. */
 void writer_title(const char *title);
 

@@ -75,3 +75,34 @@ void control_wake_all(void)
     if (page)
         syscall(SYS_futex, &page->state, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
+
+uint32_t control_window(void)
+{
+    return page ? __atomic_load_n(&page->window, __ATOMIC_ACQUIRE) : 0;
+}
+
+uint64_t control_start_ns(void)
+{
+    return page ? __atomic_load_n(&page->start_ns, __ATOMIC_ACQUIRE) : 0;
+}
+
+
+uint32_t control_next_mark(uint32_t after, uint64_t *at_ns, char *text, size_t *len)
+{
+    if (!page)
+        return 0;
+    uint32_t last = __atomic_load_n(&page->nmarks, __ATOMIC_ACQUIRE);
+    /* older than the ring holds: gone */
+    uint32_t seq = last > PP_CONTROL_MARKS && after < last - PP_CONTROL_MARKS
+                   ? last - PP_CONTROL_MARKS : after;
+    while (++seq <= last) {
+        const struct pp_control_mark *m = &page->marks[(seq - 1) % PP_CONTROL_MARKS];
+        if (__atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) != seq)
+            continue;                   /* not whole yet, or overwritten */
+        *at_ns = m->at_ns;
+        *len = m->len < PP_CONTROL_MARK_TEXT ? m->len : PP_CONTROL_MARK_TEXT;
+        memcpy(text, m->text, *len);
+        return seq;
+    }
+    return 0;
+}

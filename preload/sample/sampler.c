@@ -48,6 +48,7 @@
 #include "base/uncounted.h"
 #include "base/thread_cpu.h"
 #include "record/writer.h"
+#include "pyprof/control.h"
 
 #define TIMER_COOKIE 0x50797066
 #define WAIT_LIMIT_MS 2000
@@ -110,6 +111,9 @@ static int file_open;
 static int file_flushed;    /* the open file has been flushed once       */
 static struct deadlines deadlines;
 static int main_gone;       /* the main thread ended with pthread_exit */
+/* Sampling on demand, in the open file: the window whose START it has
+ * (0: none open), the last of the tree's marks it has. */
+static uint32_t window_open, marks_done;
 static int threads_stale;   /* a fork child's copy of the parent's table */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
@@ -553,6 +557,7 @@ static int open_file(void)
     title_from_argv();
     file_flushed = 0;
     file_open = 1;
+    window_open = marks_done = 0;
     /* Deadlines before the interpreter was ready had nothing to sample;
      * the file's account starts with the file (its header's start). */
     deadlines_file_start(&deadlines, writer_start_ns());
@@ -560,6 +565,41 @@ static int open_file(void)
     if (file_created)
         file_created();
     return 1;
+}
+
+/* The window this file samples in, and the tree's marks it does not
+ * have yet (PP_REC_CONTROL), before the tick's samples.  Under
+ * tick_lock. */
+static void control_records(void)
+{
+    uint32_t w = control_window();
+    if (w && w != window_open) {
+        writer_control(PP_CONTROL_REC_START, w, 0, control_start_ns(), "", 0);
+        window_open = w;
+    }
+    char text[PP_CONTROL_MARK_TEXT];
+    size_t len;
+    uint64_t at;
+    for (uint32_t seq; (seq = control_next_mark(marks_done, &at, text, &len)); ) {
+        writer_control(PP_CONTROL_REC_MARK, window_open, seq, at, text, len);
+        marks_done = seq;
+    }
+}
+
+/* Sampling stops in this file's window: its STOP, at this moment (after
+ * its last tick, which may follow the controller's stop or --for's end
+ * by up to an interval: readers take a window to its latest STOP), and a
+ * flush, since no tick will flush it while the process is paused. */
+static void window_closes(void)
+{
+    pthread_mutex_lock(&tick_lock);
+    if (file_open > 0 && window_open) {
+        writer_control(PP_CONTROL_REC_STOP, window_open, 0,
+                       pp_clock_ns(CLOCK_REALTIME), "", 0);
+        window_open = 0;
+        flush(mono_ns());
+    }
+    pthread_mutex_unlock(&tick_lock);
 }
 
 static void tick(void)
@@ -574,6 +614,7 @@ static void tick(void)
      * idle one while the interpreter finalizes and has nothing to sample. */
     if (pyvm_ready()) {
         unsigned rejected = 0;
+        control_records();
         check_main(now);
         tick_now = now;
         writer_tick_prepare();
@@ -731,6 +772,7 @@ static int pause_while_asked(timer_t *timer)
         return 0;
     if (timer)
         arm_timer(timer, 0);
+    window_closes();
     for (;;) {
         atomic_store(&paused, 1);
         if (atomic_load(&request) == REQ_FINISH) {

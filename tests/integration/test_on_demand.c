@@ -3,7 +3,10 @@
  * only between pyprof-run --control DIR start and stop, in every process,
  * one born after the start too, from within 200 ms of each; its samplers
  * use no CPU while paused; start --for ends by itself; another user may
- * not control it (pyprof-run(1), --paused and --control).
+ * not control it (pyprof-run(1), --paused and --control).  The window and
+ * a mark made in it are in the files: pyprof-merge's JSON lists them,
+ * --window 1 keeps the window's samples, gecko draws them as markers
+ * (pyprof-merge(1)).
  *
  * tests/py/on_demand.py's tree (a parent, child_a forked at once, child_b
  * forked once the test says the tree was started) runs until the test
@@ -51,7 +54,7 @@ struct drive {
     const char *dir;
     const char *for_s;       /* start --for this, or NULL */
     double t0, start, stop;
-    int step;
+    int step, marked;
     double paused_cpu;       /* CPU of the tree's threads but the main ones while paused */
     long paused_wakeups;     /* and their wake-ups, from their start */
     int paused_threads;      /* samplers looked at                      */
@@ -156,6 +159,11 @@ static void step(void *arg, pid_t pid)
             d->step = 9;
         touch(d->dir, "go");
         d->step = d->step == 9 ? 9 : 1;
+    } else if (d->step == 1 && !d->marked && t > d->start + 0.2) {
+        d->marked = 1;
+        if (control(d->dir, (const char *const[]){ "mark", "half way", NULL }, d->err,
+                    sizeof d->err) != 0)
+            d->step = 9;
     } else if (d->step == 1 && t > d->start + WINDOW_S) {
         d->stop = wall();
         if (!d->for_s && control(d->dir, (const char *const[]){ "stop", NULL }, d->err,
@@ -223,12 +231,32 @@ static void on_demand_case(const struct pp_python *py, const char *for_s)
               "woke %ld times", d.files_paused, d.paused_threads, d.paused_cpu * 1e3,
               d.paused_wakeups);
     double end = for_s ? d.start + atof(for_s) : d.stop;
-    struct pp_result gk;
+    struct pp_result js, w1, w2, gk;
+    pp_merge(&js, "json", NULL, dir);
+    const struct pp_json *doc = pp_parse_json(py, &js);
+    double ws = pp_json_num(doc, "windows.0.start", 0), we = pp_json_num(doc, "windows.0.stop", 0);
+    pp_expect(py, pp_json_len(doc, "windows") == 1 && ws >= d.start - 0.001 &&
+                  ws <= d.start + 0.5 && we >= end - 0.001 && we <= end + 0.2 &&
+                  pp_json_len(doc, "marks") == 1 &&
+                  !strcmp(pp_json_str(doc, "marks.0.text") ? pp_json_str(doc, "marks.0.text")
+                                                           : "", "half way"),
+              "the files' window is %.3f to %.3f s after the start (%zu windows, %zu marks); "
+              "sampling was on from 0 to %.3f s", ws - d.start, we - d.start,
+              pp_json_len(doc, "windows"), pp_json_len(doc, "marks"), end - d.start);
+    pp_merge(&w1, "json", (const char *const[]){ "--window", "1", NULL }, dir);
+    pp_expect(py, w1.code == 0 && pp_json_num(pp_parse_json(py, &w1), "totals.samples", -1) ==
+                  pp_json_num(doc, "totals.samples", -2),
+              "--window 1 does not keep every sample of the run's one window: %s", w1.err);
+    pp_merge(&w2, "text", (const char *const[]){ "--window", "2", NULL }, dir);
+    pp_expect(py, w2.code == 2 && strstr(w2.err, "window 2"), "--window 2: %s", w2.err);
     pp_merge(&gk, "gecko", NULL, dir);
     pp_assert(py, gk.code == 0, "pyprof-merge --format gecko: %s", gk.err);
     double first[8], last[8];
     long pids[8], counts[8];
-    size_t n = spans(pp_parse_json(py, &gk), first, last, pids, counts, 8);
+    const struct pp_json *gdoc = pp_parse_json(py, &gk);
+    size_t n = spans(gdoc, first, last, pids, counts, 8);
+    pp_expect(py, strstr(gk.out, "\"sampling window 1\"") && strstr(gk.out, "\"mark: half way\""),
+              "gecko has no markers of the window and the mark");
     pp_expect(py, n == 3, "%zu processes have a timeline, not 3", n);
     for (size_t i = 0; i < n; i++) {
         /* child_b is born after the start (at "go"), the others before */
