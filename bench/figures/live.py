@@ -1,4 +1,5 @@
-"""Figure 10: what the live view costs the program it watches.  A pool of
+"""Figure 10: what the live view costs the program it watches, and what a
+tree started paused costs against no preload at all.  A pool of
 four workers busy for a fixed time (bench/py/workers.py: the work they get
 done in that time is the measure), profiled at 100 Hz into a directory,
 with and without `pyprof-merge --live` reading that directory in an 80x24
@@ -14,7 +15,7 @@ import time
 
 from harness import PY_DIR, log, median
 
-FIGURES = ("10",)
+FIGURES = ("10", "10p")
 
 
 def cpu_of(pid):
@@ -74,5 +75,36 @@ def run(b):
           "the view's own CPU", "info")
 
 
+def paused(b):
+    """Figure 10p: bench/py/workers.py's work in a fixed time, plainly and
+    under pyprof-run --paused never started (every process profiled, its
+    sampler asleep on the control page), in alternating rounds."""
+    run_bin = os.path.join(b.build, "pyprof-run")
+    secs = "2" if b.quick else "4"
+    argv = [b.py, os.path.join(PY_DIR, "workers.py"), secs, "4"]
+    work = {"none": [], "paused": []}
+    for rep in range(b.reps):
+        order = list(work) if rep % 2 == 0 else list(reversed(list(work)))
+        for c in order:
+            if c == "none":
+                r = b.run(argv)
+            else:
+                r = b.run([run_bin, "--paused", "-q", "-o", b.outdir("paused"), "--"] + argv)
+            w = r.value("work")
+            work[c].append(int(w) if r.rc == 0 and w else None)
+        log("paused tree round %d/%d done" % (rep + 1, b.reps))
+    base, p = median(work["none"]), median(work["paused"])
+    if not base or not p:
+        b.add("10p", "paused tree's cost", "runs failed", "", "n/a")
+        return
+    b.add("10p", "work done by a tree started paused, never started, against no preload "
+                 "(4 busy workers, 2 CPUs)",
+          "%+.1f %% (%d vs %d units)" % (100 * (p / base - 1), p, base),
+          "within noise", "info")
+
+
 def run_all(b, figs):
-    run(b)
+    if "10" in figs:
+        run(b)
+    if "10p" in figs:
+        paused(b)
