@@ -766,6 +766,33 @@ static int may_spin(void)
  * its deadlines starting anew (time paused is neither ticks nor missed
  * ones); 0 at once if it may sample.  An end posted meanwhile wakes it
  * (sampler_end). */
+/* A paused process still gets its file, with its header and no tick, so
+ * that the tree's every process is in it and its counters show the pause
+ * (pyprof(7), "Sampling on demand"): once its interpreter is ready, looked
+ * at every 10 ms for at most 2 s (an interpreter is ready in tens of ms;
+ * a program that links libpython without starting it never is, and gets
+ * no file, as without the pause).  The kick of an end ends the wait. */
+static void file_while_paused(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, PP_TIMER_SIG);
+    for (int i = 0; i < 200 && file_open == 0; i++) {
+        if (atomic_load(&request) == REQ_FINISH)
+            return;
+        pthread_mutex_lock(&tick_lock);
+        if (file_open == 0 && open_file() && file_open > 0)
+            flush(mono_ns());
+        pthread_mutex_unlock(&tick_lock);
+        if (file_open != 0)
+            return;
+        struct timespec ts = { 0, 10000000L };
+        siginfo_t si;
+        if (take_signal(&set, &si, &ts) > 0 && atomic_load(&request) != REQ_FINISH)
+            other_signal(&si);
+    }
+}
+
 static int pause_while_asked(timer_t *timer)
 {
     if (control_sampling())
@@ -773,6 +800,7 @@ static int pause_while_asked(timer_t *timer)
     if (timer)
         arm_timer(timer, 0);
     window_closes();
+    file_while_paused();
     for (;;) {
         atomic_store(&paused, 1);
         if (atomic_load(&request) == REQ_FINISH) {
