@@ -771,25 +771,25 @@ static int may_spin(void)
  * (pyprof(7), "Sampling on demand"): once its interpreter is ready, looked
  * at every 10 ms for at most 2 s (an interpreter is ready in tens of ms;
  * a program that links libpython without starting it never is, and gets
- * no file, as without the pause).  The kick of an end ends the wait. */
+ * no file, as without the pause).  The first look after 10 ms, as a first
+ * tick would be: a fork child that execs or exits at once makes no file
+ * to remove.  The kick of an end ends the wait. */
 static void file_while_paused(void)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, PP_TIMER_SIG);
     for (int i = 0; i < 200 && file_open == 0; i++) {
+        struct timespec ts = { 0, 10000000L };
+        siginfo_t si;
+        if (take_signal(&set, &si, &ts) > 0 && atomic_load(&request) != REQ_FINISH)
+            other_signal(&si);
         if (atomic_load(&request) == REQ_FINISH)
             return;
         pthread_mutex_lock(&tick_lock);
         if (file_open == 0 && open_file() && file_open > 0)
             flush(mono_ns());
         pthread_mutex_unlock(&tick_lock);
-        if (file_open != 0)
-            return;
-        struct timespec ts = { 0, 10000000L };
-        siginfo_t si;
-        if (take_signal(&set, &si, &ts) > 0 && atomic_load(&request) != REQ_FINISH)
-            other_signal(&si);
     }
 }
 
@@ -1027,6 +1027,7 @@ void sampler_after_fork(void)
 {
     pthread_mutex_init(&tick_lock, NULL);
     running = 0;
+    atomic_store(&paused, 0);
     sampler_tid = 0;
     file_open = 0;
     main_gone = 0;
