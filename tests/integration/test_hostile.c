@@ -40,8 +40,14 @@ static unsigned long said_count(const char *err, const char *what)
     for (const char *l = strstr(err, "pyprof: "); l; l = strstr(l + 1, "pyprof: ")) {
         unsigned long n;
         int at = 0;
-        if (sscanf(l, "pyprof: %lu process%*[es] %n", &n, &at) == 1 && at &&
-            !strncmp(l + at, what, strlen(what)))
+        /* "1 process ...", "2 processes ...": %[es] would match no "es" in
+         * the first, and scanf stops at a matching failure */
+        if (sscanf(l, "pyprof: %lu process%n", &n, &at) != 1 || !at)
+            continue;
+        const char *rest = l + at;
+        if (!strncmp(rest, "es", 2))
+            rest += 2;
+        if (*rest == ' ' && !strncmp(rest + 1, what, strlen(what)))
             return n;
     }
     return 0;
