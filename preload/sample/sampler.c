@@ -787,7 +787,7 @@ static void file_while_paused(void)
         if (atomic_load(&request) == REQ_FINISH)
             return;
         pthread_mutex_lock(&tick_lock);
-        if (file_open == 0 && open_file() && file_open > 0)
+        if (file_open == 0 && open_file())
             flush(mono_ns());
         pthread_mutex_unlock(&tick_lock);
     }
@@ -810,9 +810,6 @@ static int pause_while_asked(timer_t *timer)
         if (control_sampling())
             break;
         control_wait();
-        atomic_store(&paused, 0);
-        if (atomic_load(&request) == REQ_FINISH)
-            return 0;
     }
     atomic_store(&paused, 0);
     if (timer)
