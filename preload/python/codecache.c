@@ -113,13 +113,20 @@ static int32_t load_i32(const uint8_t *raw, uint32_t off)
     return v;
 }
 
-/* The fields that identify a code object's contents. */
-static void key_of(const struct py_layout *l, const uint8_t *raw, uintptr_t k[4])
+/* The fields that identify a code object's contents: where its names and
+ * line table are, its first line, and its name's hash (a str's hash
+ * follows its length in every version).  The addresses alone are not
+ * enough: a program that compiles code in a loop frees each code object
+ * with its name and table, and the next one of the same sizes gets all
+ * three addresses back (pymalloc's free lists), under another name. */
+static void key_of(const struct py_layout *l, const uint8_t *raw, uintptr_t k[5])
 {
     k[0] = load_ptr(raw, l->co_filename);
     k[1] = load_ptr(raw, l->co_qualname ? l->co_qualname : l->co_name);
     k[2] = load_ptr(raw, l->co_linetable);
     k[3] = (uintptr_t)(uint32_t)load_i32(raw, l->co_firstlineno);
+    if (!k[1] || safe_read(&k[4], k[1] + l->str.length + 8, sizeof k[4]) != 0)
+        k[4] = 0;
 }
 
 static int fill(const struct py_layout *l, uintptr_t addr, const uint8_t *raw,
@@ -165,7 +172,7 @@ struct code_info *codecache_get(const struct py_layout *l, uintptr_t addr)
     memcpy(&type, raw + l->ob_type, sizeof type);
     if (type != code_type)
         return NULL;
-    uintptr_t k[4];
+    uintptr_t k[5];
     key_of(l, raw, k);
 
     struct code_info *set = table[set_of(addr)];

@@ -26,7 +26,7 @@ struct code_info {
     uint64_t    boundary;
     /* private to codecache.c/linetable.c */
     uintptr_t   addr;
-    uintptr_t   key[4];
+    uintptr_t   key[5];
     const uint8_t *linetable;
     uint32_t    linetable_len;
     int32_t     firsttraceable;  /* 3.11+: earlier instructions are setup */
