@@ -32,6 +32,7 @@ struct lp {
     struct index count_ix;
     uint64_t samples;
     struct rd_sink sink;
+    uint32_t image;          /* 1 + the first file of its image; 0: not yet */
 };
 
 struct live {
@@ -292,6 +293,42 @@ void live_free(struct live *lv)
 
 /* ------------------------------------------------------------ looking */
 
+/* The first file of the image that p's file is a segment of (pyprof(5),
+ * SEGMENT): one row and one filter for the image's segments.  A file
+ * whose header is not read yet stands for itself. */
+static uint32_t image_of(const struct live *lv, uint32_t i)
+{
+    struct lp *p = lv->procs[i];
+    if (p->image)
+        return p->image - 1;
+    const struct rd_file *f = lp_file(p);
+    if (!f->has_header)
+        return i;
+    uint32_t img = i;
+    if (f->segmented)
+        for (uint32_t k = 0; k < i; k++) {
+            const struct rd_file *g = lp_file(lv->procs[k]);
+            if (g->has_header && g->segmented && g->uid == f->uid && g->pid == f->pid &&
+                !strcmp(g->hostname, f->hostname)) {
+                img = image_of(lv, k);
+                break;
+            }
+        }
+    p->image = img + 1;
+    return img;
+}
+
+/* The image's file with the latest segment: its state and threads. */
+static uint32_t newest_of(const struct live *lv, uint32_t img)
+{
+    uint32_t best = img;
+    for (uint32_t k = img + 1; k < lv->nprocs; k++)
+        if (image_of(lv, k) == img &&
+            lp_file(lv->procs[k])->seg_last >= lp_file(lv->procs[best])->seg_last)
+            best = k;
+    return best;
+}
+
 /* The span the recent samples cover: the recent seconds, or the run's
  * life when it is younger. */
 static double recent_span_s(const struct live *lv)
@@ -348,13 +385,22 @@ size_t live_procs(const struct live *lv, struct live_proc *rows, size_t cap)
         row_of[i] = -1;
         if (!f->has_header)
             continue;
-        row_of[i] = (long)n;
-        struct live_proc *r = &all[n++];
+        uint32_t img = image_of(lv, (uint32_t)i);
+        if (img != i) {           /* a later segment: its image's row */
+            row_of[i] = row_of[img];
+            continue;
+        }
+        struct live_proc *r = &all[n];
+        row_of[i] = (long)n++;
+        for (size_t k = i; k < lv->nprocs; k++)
+            if (image_of(lv, (uint32_t)k) == img)
+                r->samples += lv->procs[k]->samples;
+        p = lv->procs[newest_of(lv, img)];
+        f = lp_file(p);
         r->pid = (long)f->pid;
-        r->index = p->index;
+        r->index = img;
         struct m_proc mp = { .f = (struct rd_file *)f };
         model_proc_label(&mp, r->label, sizeof r->label);
-        r->samples = p->samples;
         state_of(f, f->problem && !f->complete && !p->fw, r->state, sizeof r->state);
         r->ended = f->complete || !p->fw || !strcmp(r->state, "gone");
     }
@@ -381,7 +427,7 @@ size_t live_threads(const struct live *lv, uint32_t proc, uint32_t *tids,
 {
     if (proc >= lv->nprocs)
         return 0;
-    const struct rd_file *f = lp_file(lv->procs[proc]);
+    const struct rd_file *f = lp_file(lv->procs[newest_of(lv, image_of(lv, proc))]);
     size_t n = 0;
     for (size_t t = 1; t < f->nthreads; t++) {
         if (!f->threads[t].name)
@@ -408,7 +454,8 @@ static void add(struct tally *t, uint32_t proc, uint32_t thread, uint32_t leaf,
 {
     struct lp *p = t->lv->procs[proc];
     const struct rd_file *f = lp_file(p);
-    if ((t->q->proc >= 0 && proc != (uint32_t)t->q->proc) || !model_keeps(&t->opt, flags))
+    if ((t->q->proc >= 0 && image_of(t->lv, proc) != (uint32_t)t->q->proc) ||
+        !model_keeps(&t->opt, flags))
         return;
     if (t->q->tid && (thread >= f->nthreads || f->threads[thread].tid != t->q->tid))
         return;

@@ -15,6 +15,7 @@
 
 #include "index.h"
 #include "model.h"
+#include "segments.h"
 #include "pyprof/format.h"
 
 /* ------------------------------------------------------------ memory */
@@ -266,7 +267,7 @@ struct scan {
 };
 
 struct job {
-    char *const *paths;
+    const struct seg_chain *chains;     /* one profile each (segments.h) */
     size_t n;
     struct rd_file **files;
     uint64_t **code_hash;
@@ -290,12 +291,12 @@ static void no_sample(void *arg, const struct rd_file *f, uint32_t thread,
     (void)arg, (void)f, (void)thread, (void)leaf, (void)flags;
 }
 
-static void scan_file(const char *path, struct scan *s, const struct m_window *w)
+static void scan_file(const struct seg_chain *ch, struct scan *s, const struct m_window *w)
 {
     static const struct rd_sink nothing = { no_tick, no_sample, NULL, NULL };
-    struct rd_file *f = rd_stream(path, &nothing);
+    struct rd_file *f = rd_stream_chain(ch->paths, ch->n, &nothing, NULL);
     if (!f) {
-        fprintf(stderr, "pyprof-merge: out of memory reading %s\n", path);
+        fprintf(stderr, "pyprof-merge: out of memory reading %s\n", ch->paths[0]);
         exit(2);
     }
     if (f->has_header) {
@@ -318,8 +319,9 @@ static void scan_file(const char *path, struct scan *s, const struct m_window *w
 static void count_progress(struct m_progress *pr, const struct rd_file *f)
 {
     struct stat st;
-    if (stat(f->path, &st) == 0 && st.st_size > 0)
-        atomic_fetch_add(&pr->bytes, (uint64_t)st.st_size);
+    for (size_t i = 0; i < (f->seg_paths ? f->nsegs : 1); i++)
+        if (stat(f->seg_paths ? f->seg_paths[i] : f->path, &st) == 0 && st.st_size > 0)
+            atomic_fetch_add(&pr->bytes, (uint64_t)st.st_size);
     atomic_fetch_add(&pr->samples, f->samples);
     atomic_fetch_add(&pr->files, 1);
 }
@@ -349,13 +351,14 @@ static void *reader_main(void *arg)
         if (i >= j->n)
             break;
         if (j->scans) {
-            scan_file(j->paths[i], &j->scans[i], j->window);
+            scan_file(&j->chains[i], &j->scans[i], j->window);
             continue;
         }
-        j->files[i] = x ? rd_read_window(x, j->paths[i], j->wins ? &j->wins[i] : NULL)
+        const struct seg_chain *c = &j->chains[i];
+        j->files[i] = x ? rd_read_chain(x, c->paths, c->n, j->wins ? &j->wins[i] : NULL)
                         : NULL;
         if (!j->files[i]) {
-            fprintf(stderr, "pyprof-merge: out of memory reading %s\n", j->paths[i]);
+            fprintf(stderr, "pyprof-merge: out of memory reading %s\n", c->paths[0]);
             exit(2);
         }
         j->code_hash[i] = code_hashes(j->files[i]);
@@ -803,14 +806,14 @@ static void find_hosts(struct model *m)
 /* Each file's part of a window: the window placed on its host's run,
  * which starts at the host's first header and ends at its last sample
  * (hosts' clocks are not compared: pyprof(7), "Many hosts"). */
-static struct rd_window *place_window(char *const *paths, size_t n,
+static struct rd_window *place_window(const struct seg_chain *chains, size_t n,
                                       const struct m_window *w, int jobs, int *missing)
 {
     struct scan *sc = calloc(n ? n : 1, sizeof *sc);
     struct rd_window *wins = calloc(n ? n : 1, sizeof *wins);
     if (!sc || !wins)
         oom();
-    struct job j = { .paths = paths, .n = n, .scans = sc, .window = w };
+    struct job j = { .chains = chains, .n = n, .scans = sc, .window = w };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
     /* The hosts' runs, in hosts[] (a few: each file finds its own by a
@@ -889,9 +892,11 @@ static void leave_out(struct model *m)
     link_tree(m);
 }
 
-struct model *model_build(char *const *paths, size_t n, const struct m_options *o,
+struct model *model_build(char *const *paths, size_t npaths, const struct m_options *o,
                           int jobs)
 {
+    struct seg_chain *chains;
+    size_t n = segments_group(paths, npaths, &chains);
     struct model *m = calloc(1, sizeof *m);
     struct rd_file **files = calloc(n ? n : 1, sizeof *files);
     uint64_t **hashes = calloc(n ? n : 1, sizeof *hashes);
@@ -899,9 +904,9 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
         return NULL;
     m->opt = *o;
     struct rd_window *wins = window_set(o->window)
-                             ? place_window(paths, n, o->window, jobs, &m->window_missing)
+                             ? place_window(chains, n, o->window, jobs, &m->window_missing)
                              : NULL;
-    struct job j = { .paths = paths, .n = n, .files = files, .code_hash = hashes,
+    struct job j = { .chains = chains, .n = n, .files = files, .code_hash = hashes,
                      .progress = o->progress, .wins = wins };
     atomic_init(&j.next, 0);
     read_all(&j, jobs);
@@ -912,7 +917,8 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
         struct rd_file *f = files[i];
         if (f->problem)
             m->problems[m->nproblems++] = (struct m_problem){
-                strdup(f->path), strdup(f->problem), f->samples };
+                strdup(f->problem_path ? f->problem_path : f->path),
+                strdup(f->problem), f->samples };
         if (f->has_header)
             m->procs[m->nprocs++] = (struct m_proc){
                 .f = f, .code_hash = hashes[i],
@@ -923,6 +929,7 @@ struct model *model_build(char *const *paths, size_t n, const struct m_options *
     free(files);
     free(hashes);
     free(wins);
+    segments_free(chains, n);
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_start);
     link_tree(m);
     if (window_set(o->window))
@@ -1022,6 +1029,8 @@ void model_exit_str(const struct m_proc *p, char *buf, size_t cap)
         snprintf(buf, cap, "signal %lld", (long long)f->end_value);
     else if (f->end_how == PP_END_EXEC)
         snprintf(buf, cap, "exec");
+    else if (f->end_how == PP_END_SEGMENT)
+        snprintf(buf, cap, "goes on (segment %u)", f->seg_last + 1);
     else
         snprintf(buf, cap, "ended");
 }

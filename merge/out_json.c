@@ -171,6 +171,11 @@ static void process(FILE *o, const struct model *m, size_t i,
         fputs("{\"exec\": true}", o);
     else
         fputs("null", o);
+    if (f->segmented)
+        fprintf(o, ", \"segments\": {\"files\": %zu, \"first\": %u, \"last\": %u, "
+                   "\"image_start\": %.6f, \"goes_on\": %s}", f->nsegs, f->seg_first,
+                f->seg_last, (double)f->image_start_ns / 1e9,
+                f->complete && f->end_how == PP_END_SEGMENT ? "true" : "false");
     fprintf(o, ", \"complete\": %s, \"samples\": %llu, \"seconds\": %.6f, "
                "\"gc_samples\": %llu, "
                "\"exception_samples\": %llu, \"truncated\": %llu, "

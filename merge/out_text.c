@@ -133,6 +133,20 @@ static void totals(FILE *o, const struct model *m)
             (unsigned long long)m->samples_all, mode_s);
     fprintf(o, "  duration        %.2f s (first start to last end%s)\n", dur,
             m->nhosts > 1 ? ", on the longest host" : "");
+    size_t segs = 0, cut = 0, older = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct rd_file *f = m->procs[i].f;
+        if (!f->segmented)
+            continue;
+        segs += f->nsegs;
+        cut++;
+        older += f->seg_first > 0;
+    }
+    if (cut)
+        fprintf(o, "  segments        %zu files of %zu process%s cut in time segments; "
+                   "%zu begin%s after older segments were deleted (pyprof-run --keep, "
+                   "--max-size)\n", segs, cut, cut == 1 ? "" : "es", older,
+                older == 1 ? "s" : "");
     if (busy_s > 0 && asked_ns)
         fprintf(o, "  rate            %.1f ticks/s achieved, %.1f asked\n",
                 (double)ticks / busy_s, 1e9 / (double)asked_ns);

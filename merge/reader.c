@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "pyprof/file_name.h"
 #include "pyprof/format.h"
 #include "reader.h"
 
@@ -65,7 +66,37 @@ struct parser {
      * 1, 2, 3..., so an id further ahead is damage (and would make the
      * table's allocation follow the file's say-so). */
     uint64_t top_string, top_code, top_node, top_thread;
+    /* Reading an image's segments one after another (rd_read_chain): the
+     * segment being read (0: the first), what its string, code and node
+     * ids are moved up by (every segment numbers its own from 1), and
+     * the counters and span of the segments before it (each segment's
+     * count from its own start). */
+    size_t seg;
+    uint64_t base_string, base_code, base_node;
+    struct rd_counters counter_base;
+    uint64_t span_base;
+    const char *seg_path;      /* the segment being read                 */
 };
+
+/* An id of this segment's as the joined file numbers it (0 stays 0). */
+static inline uint64_t moved(uint64_t v, uint64_t base) { return v ? v + base : 0; }
+#define SID(p, v) moved((v), (p)->base_string)
+#define CID(p, v) moved((v), (p)->base_code)
+#define NID(p, v) moved((v), (p)->base_node)
+
+static void add_counters(struct rd_counters *to, const struct rd_counters *base,
+                         const struct rd_counters *k)
+{
+    to->samples = base->samples + k->samples;
+    to->rejected = base->rejected + k->rejected;
+    to->missed = base->missed + k->missed;
+    to->sampler_cpu_ns = base->sampler_cpu_ns + k->sampler_cpu_ns;
+    to->ticks = base->ticks + k->ticks;
+    to->tick_ns = base->tick_ns + k->tick_ns;
+    to->idle = base->idle + k->idle;
+    for (int i = 0; i < 3; i++)
+        to->failed_reads[i] = base->failed_reads[i] + k->failed_reads[i];
+}
 
 static void problem(struct parser *p, const char *fmt, ...)
 {
@@ -78,6 +109,8 @@ static void problem(struct parser *p, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     p->f->problem = strdup(msg);
+    if (p->seg)
+        p->f->problem_path = strdup(p->seg_path);
 }
 
 /* Whether the file's tables may go from old_bytes to bytes. */
@@ -269,6 +302,48 @@ static void rec_header(struct parser *p, struct cur *c)
     f->has_header = 1;
 }
 
+/* The header of a segment after the first: the same image's (pid, image
+ * id, host), or none of its records are taken.  The joined file keeps
+ * the first segment's start; this segment's ticks count from its own. */
+static void rec_next_header(struct parser *p, struct cur *c)
+{
+    struct rd_file *f = p->f;
+    struct rd_file was = *f;
+    f->argv = NULL;
+    f->argc = 0;
+    rec_header(p, c);
+    int same = !p->failed && f->pid == was.pid && f->uid == was.uid &&
+               !strcmp(f->hostname, was.hostname);
+    if (!same) {
+        free(f->argv);
+        f->argv = was.argv;
+        f->argc = was.argc;
+        f->pid = was.pid;
+        f->ppid = was.ppid;
+        f->uid = was.uid;
+        f->parent_uid = was.parent_uid;
+        f->started_by = was.started_by;
+        f->interval_ns = was.interval_ns;
+        f->executable = was.executable;
+        f->python = was.python;
+        f->hostname = was.hostname;
+        f->header_flags = was.header_flags;
+        f->start_ns = was.start_ns;
+        f->last_tick_ns = was.last_tick_ns;
+        if (!p->failed)
+            problem(p, "not a segment of the process before it (pid %lld, image %016llx)",
+                    (long long)was.pid, (unsigned long long)was.uid);
+        return;
+    }
+    free(was.argv);
+    /* Its ticks count from its own start; never back before the last
+     * tick read (a wall clock stepped back between the two). */
+    if (f->last_tick_ns < was.last_tick_ns)
+        f->last_tick_ns = was.last_tick_ns;
+    f->start_ns = was.start_ns;
+    f->started_by = was.started_by;
+}
+
 static inline size_t count_slot(const struct parser *p, uint32_t t,
                                 uint32_t leaf, uint8_t flags)
 {
@@ -370,7 +445,7 @@ static void rec_tick(struct parser *p, struct cur *c)
     if (p->sink && p->in_window)
         p->sink->tick(p->sink->arg, f, f->last_tick_ns - f->start_ns);
     while (c->p < c->end) {
-        uint64_t t = get_v(c), leaf = get_v(c);
+        uint64_t t = get_v(c), leaf = NID(p, get_v(c));
         /* the reserved bit is the reader's own (CPU_EXTRA below) */
         uint8_t flags = get_u8(c) & (uint8_t)~PP_SAMPLE_RESERVED;
         if (c->bad || !defined_use(f, t, leaf, 1)) {
@@ -407,7 +482,7 @@ static void rec_cpu_extra(struct parser *p, struct cur *c)
 {
     struct rd_file *f = p->f;
     while (c->p < c->end) {
-        uint64_t t = get_v(c), leaf = get_v(c);
+        uint64_t t = get_v(c), leaf = NID(p, get_v(c));
         uint8_t flags = get_u8(c);
         uint64_t count = get_v(c);
         if (c->bad || !defined_use(f, t, leaf, 0) || !(flags & PP_SAMPLE_ON_CPU) ||
@@ -431,7 +506,7 @@ static void rec_task_wait(struct parser *p, struct cur *c)
 {
     struct rd_file *f = p->f;
     while (c->p < c->end) {
-        uint64_t t = get_v(c), leaf = get_v(c), count = get_v(c);
+        uint64_t t = get_v(c), leaf = NID(p, get_v(c)), count = get_v(c);
         if (c->bad || !defined_use(f, t, leaf, 0) || count == 0 ||
             count > PP_MAX_TASK_WAIT) {
             problem(p, "corrupt: bad pending-task record");
@@ -473,7 +548,7 @@ static void rec_rejects(struct parser *p, struct cur *c)
 {
     struct rd_file *f = p->f;
     while (c->p < c->end) {
-        uint64_t leaf = get_v(c), count = get_v(c);
+        uint64_t leaf = NID(p, get_v(c)), count = get_v(c);
         if (c->bad || (leaf && (leaf >= f->nnodes || !f->nodes[leaf].code))) {
             problem(p, "corrupt: rejects refer to an undefined stack");
             return;
@@ -512,13 +587,16 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             return;
         }
         p->seen_header = 1;
-        rec_header(p, &c);
+        if (p->seg)
+            rec_next_header(p, &c);
+        else
+            rec_header(p, &c);
         return;
     }
     f->complete = 0;
     switch (kind) {
     case PP_REC_STRING: {
-        uint64_t id = get_v(&c);
+        uint64_t id = SID(p, get_v(&c));
         char *s = get_str(p, &c);
         if (!s || c.bad) {
             problem(p, "corrupt: bad string record");
@@ -531,12 +609,16 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         return;
     }
     case PP_REC_CODE: {
-        uint64_t id = get_v(&c);
+        uint64_t id = CID(p, get_v(&c));
+        uint64_t qualname = SID(p, get_v(&c)), filename = SID(p, get_v(&c));
         struct rd_code k;
-        k.qualname = (uint32_t)get_v(&c);
-        k.filename = (uint32_t)get_v(&c);
         k.firstlineno = (uint32_t)get_v(&c);
-        k.name = (uint32_t)get_v(&c);
+        uint64_t name = SID(p, get_v(&c));
+        if (qualname > UINT32_MAX || filename > UINT32_MAX || name > UINT32_MAX)
+            c.bad = 1;
+        k.qualname = (uint32_t)qualname;
+        k.filename = (uint32_t)filename;
+        k.name = (uint32_t)name;
         uint64_t boundary = c.p < c.end ? get_v(&c) : 0;
         k.boundary = (uint32_t)boundary;
         /* Names must be strings already defined (name may be absent). */
@@ -553,7 +635,8 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         return;
     }
     case PP_REC_NODE: {
-        uint64_t id = get_v(&c), parent = get_v(&c), code = get_v(&c);
+        uint64_t id = NID(p, get_v(&c)), parent = NID(p, get_v(&c)),
+                 code = CID(p, get_v(&c));
         int64_t line = pp_unzigzag(get_v(&c));
         /* A parent is always defined before its children: no cycles; and
          * no stack deeper than the writer keeps. */
@@ -653,15 +736,17 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             problem(p, "corrupt: bad counters record");
             return;
         }
-        f->counters = k;
+        add_counters(&f->counters, &p->counter_base, &k);
         f->has_counters = 1;
         return;
     }
-    case PP_REC_END:
+    case PP_REC_END: {
+        struct rd_counters k;
+        memset(&k, 0, sizeof k);
         f->end_ns = get_v(&c);
         f->end_how = get_u8(&c);
         f->end_value = pp_unzigzag(get_v(&c));
-        get_counters(&c, &f->counters);
+        get_counters(&c, &k);
         if (c.bad) {
             problem(p, "corrupt: bad end record");
             return;
@@ -669,16 +754,39 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
         /* Appended field, absent in earlier files. */
         if (c.p < c.end) {
             uint64_t span = get_v(&c);
-            f->span_ns = c.bad ? 0 : span;
-            struct rd_counters k = f->counters;
-            get_failed_reads(&c, &k);
+            f->span_ns = c.bad ? 0 : p->span_base + span;
+            struct rd_counters r = k;
+            get_failed_reads(&c, &r);
             if (!c.bad)
-                memcpy(f->counters.failed_reads, k.failed_reads,
-                       sizeof k.failed_reads);
+                memcpy(k.failed_reads, r.failed_reads, sizeof k.failed_reads);
         }
+        add_counters(&f->counters, &p->counter_base, &k);
         f->has_counters = 1;
         f->complete = 1;
         return;
+    }
+    case PP_REC_SEGMENT: {
+        uint64_t seq = get_v(&c), image_start = get_v(&c), before = get_v(&c);
+        if (c.bad || seq > UINT32_MAX || before > PP_MAX_ID) {
+            problem(p, "corrupt: bad segment record");
+            return;
+        }
+        if (p->seg && f->segmented && seq <= f->seg_last) {
+            problem(p, "not the next segment: number %llu after %u",
+                    (unsigned long long)seq, f->seg_last);
+            return;
+        }
+        if (!p->seg) {
+            f->seg_first = (uint32_t)seq;
+            f->image_start_ns = image_start;
+        }
+        f->segmented = 1;
+        f->seg_last = (uint32_t)seq;
+        /* the image's threads keep their indexes from segment to segment */
+        if (before > p->top_thread)
+            p->top_thread = before;
+        return;
+    }
     default:
         return;    /* a later format's record: skipped by its length */
     }
@@ -772,7 +880,8 @@ static size_t feed(struct parser *p, const uint8_t *in, size_t n, size_t *hint)
     return ib.pos;
 }
 
-static void finish(struct parser *p, size_t hint, int any_input)
+/* What the end of one file's bytes says of it. */
+static void file_ends(struct parser *p, size_t hint, int any_input)
 {
     if (!p->failed) {
         if (!any_input)
@@ -782,6 +891,11 @@ static void finish(struct parser *p, size_t hint, int any_input)
         else if (!p->seen_header)
             problem(p, "not a pyprof file (no records)");
     }
+}
+
+static void finish(struct parser *p, size_t hint, int any_input)
+{
+    file_ends(p, hint, any_input);
     keep_counts(p);
 }
 
@@ -843,12 +957,82 @@ static ssize_t read_full(int fd, uint8_t *b, size_t n)
     return (ssize_t)got;
 }
 
-static struct rd_file *read_path(struct rd_ctx *x, const char *path,
-                                 const struct rd_sink *sink,
-                                 const struct rd_window *w)
+/* Whether path is named as a time segment (pyprof/file_name.h). */
+static int segment_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    struct pp_file_name fn;
+    return pp_file_name_parse(base ? base + 1 : path, &fn) && fn.segment;
+}
+
+/* Reads the file at path into p: the whole profile, or one segment of
+ * a chain.  Returns 1, having read nothing, for a segment that is gone:
+ * a bounded run deletes its oldest (pyprof-run(1), BOUNDED DISK), and one
+ * deleted after it was listed is no damage. */
+static int read_one(struct parser *p, const char *path)
+{
+    struct rd_ctx *x = p->x;
+    p->seg_path = path;
+    /* O_NONBLOCK: a FIFO named *.zst must not hang the merge. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENOENT && segment_name(path))
+        return 1;
+    if (fd < 0) {
+        problem(p, "cannot open: %s", strerror(errno));
+        return 0;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        problem(p, "not a regular file");
+        close(fd);
+        return 0;
+    }
+    size_t hint = 0, total = 0;
+    ready(p, 1);
+    while (!p->failed) {
+        ssize_t n = read_full(fd, x->chunk, IN_CHUNK);
+        if (n <= 0) {
+            if (n < 0)
+                problem(p, "read error: %s", strerror(errno));
+            break;
+        }
+        if (total == 0 && !zstd_magic(x->chunk, (size_t)n)) {
+            problem(p, "not a pyprof file (not zstd-compressed)");
+            break;
+        }
+        total += (size_t)n;
+        feed(p, x->chunk, (size_t)n, &hint);
+    }
+    file_ends(p, hint, total > 0);
+    close(fd);
+    return 0;
+}
+
+/* The parser, between two segments of a chain: the next one's ids come
+ * after every id read so far, its counters and span after theirs.  A
+ * damaged segment keeps what was read of it, and the next one is read
+ * all the same. */
+static void next_segment(struct parser *p)
+{
+    struct rd_file *f = p->f;
+    p->seg++;
+    p->seen_header = 0;
+    p->failed = 0;
+    p->len = 0;
+    p->base_string = p->top_string;
+    p->base_code = p->top_code;
+    p->base_node = p->top_node;
+    p->counter_base = f->counters;
+    p->span_base = f->span_ns;
+    f->complete = 0;
+}
+
+static struct rd_file *read_chain(struct rd_ctx *x, char *const *paths, size_t n,
+                                  const struct rd_sink *sink,
+                                  const struct rd_window *w)
 {
     struct parser p;
-    struct rd_file *f = start(&p, x, path);
+    struct rd_file *f = start(&p, x, paths[0]);
     if (!f)
         return NULL;
     p.sink = sink;
@@ -856,36 +1040,57 @@ static struct rd_file *read_path(struct rd_ctx *x, const char *path,
         p.lo = w->lo;
         p.hi = w->hi;
     }
-    /* O_NONBLOCK: a FIFO named *.zst must not hang the merge. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        problem(&p, "cannot open: %s", strerror(errno));
-        return f;
+    if (n > 1) {
+        f->seg_paths = calloc(n + 1, sizeof *f->seg_paths);   /* NULL-ended */
+        for (size_t i = 0; f->seg_paths && i < n; i++)
+            if (!(f->seg_paths[i] = strdup(paths[i])))
+                break;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        problem(&p, "not a regular file");
-        close(fd);
-        return f;
-    }
-    size_t hint = 0, total = 0;
-    ready(&p, 1);
-    while (!p.failed) {
-        ssize_t n = read_full(fd, x->chunk, IN_CHUNK);
-        if (n <= 0) {
-            if (n < 0)
-                problem(&p, "read error: %s", strerror(errno));
-            break;
+    for (size_t i = 0, begun = 0; i < n; i++) {
+        int was_complete = f->complete;
+        if (begun) {
+            /* a first segment without a header: nothing to join to */
+            if (!f->has_header)
+                break;
+            next_segment(&p);
         }
-        if (total == 0 && !zstd_magic(x->chunk, (size_t)n)) {
-            problem(&p, "not a pyprof file (not zstd-compressed)");
-            break;
+        if (read_one(&p, paths[i]) != 0) {
+            /* gone: the next one read is the first, or follows the last */
+            f->complete = was_complete;
+            continue;
         }
-        total += (size_t)n;
-        feed(&p, x->chunk, (size_t)n, &hint);
+        char *named = !begun && i ? strdup(paths[i]) : NULL;
+        if (named) {
+            free((char *)f->path);
+            f->path = named;
+        }
+        begun = 1;
+        f->nsegs++;
     }
-    finish(&p, hint, total > 0);
-    close(fd);
+    keep_counts(&p);
+    return f;
+}
+
+static struct rd_file *read_path(struct rd_ctx *x, const char *path,
+                                 const struct rd_sink *sink,
+                                 const struct rd_window *w)
+{
+    char *const one[] = { (char *)path };
+    return read_chain(x, one, 1, sink, w);
+}
+
+struct rd_file *rd_read_chain(struct rd_ctx *x, char *const *paths, size_t n,
+                              const struct rd_window *w)
+{
+    return read_chain(x, paths, n, NULL, w);
+}
+
+struct rd_file *rd_stream_chain(char *const *paths, size_t n, const struct rd_sink *sink,
+                                const struct rd_window *w)
+{
+    struct rd_ctx *x = rd_ctx_new();
+    struct rd_file *f = x ? read_chain(x, paths, n, sink, w) : NULL;
+    rd_ctx_free(x);
     return f;
 }
 
@@ -1012,6 +1217,10 @@ void rd_free(struct rd_file *f)
     free(f->rejects);
     free(f->controls);
     free(f->problem);
+    free(f->problem_path);
+    for (size_t i = 0; f->seg_paths && f->seg_paths[i]; i++)
+        free(f->seg_paths[i]);
+    free(f->seg_paths);
     free((char *)f->path);
     free(f);
 }

@@ -77,8 +77,20 @@ struct rd_file {
     uint64_t span_ns;            /* start to end, monotonic; 0 = unknown   */
     int end_how;
     int64_t end_value;
-    /* damage: NULL when the whole file was read */
+    /* time segments (pyprof(5), SEGMENT): the segments read, joined into
+     * this one file (1 for a profile not cut); their paths when more
+     * than one (for another reading), the first and last segment's
+     * numbers, the image's first segment's start; seg_paths is NULL-ended
+     * and may name more files than were read (nsegs) */
+    int segmented;
+    size_t nsegs;
+    char **seg_paths;
+    uint32_t seg_first, seg_last;
+    uint64_t image_start_ns;
+    /* damage: NULL when the whole file was read; in a chain of segments,
+     * the segment it is in (NULL: path) */
     char *problem;
+    char *problem_path;
     /* allocation accounting for the per-file cap */
     size_t allocated;
     struct rd_block *blocks;     /* where every string above lives        */
@@ -91,6 +103,7 @@ struct rd_file *rd_read(const char *path);
 /* The same with buffers kept from one file to the next: one context per
  * reading thread, used by one thread at a time. */
 struct rd_ctx;
+struct rd_window;
 struct rd_ctx *rd_ctx_new(void);
 void rd_ctx_free(struct rd_ctx *x);
 struct rd_file *rd_read_with(struct rd_ctx *x, const char *path);
@@ -113,6 +126,14 @@ struct rd_sink {
 };
 struct rd_file *rd_stream(const char *path, const struct rd_sink *sink);
 
+/* An image's time segments, in order (pyprof(5), SEGMENT), read as one
+ * file: ids of each segment after those of the segments before it,
+ * counters and span added up, the first segment's header (a segment of
+ * another image is a problem and left out); a damaged segment keeps what
+ * it had and the next one is read.  n >= 1. */
+struct rd_file *rd_read_chain(struct rd_ctx *x, char *const *paths, size_t n,
+                              const struct rd_window *w);
+
 /* A part of a file's time: its ticks at or after lo and before hi, in ns
  * on the file's own clock (the header's start plus the ticks' deltas,
  * rd_file.last_tick_ns).  The readings below count, or give to the sink,
@@ -123,6 +144,8 @@ struct rd_file *rd_read_window(struct rd_ctx *x, const char *path,
                                const struct rd_window *w);
 struct rd_file *rd_stream_window(const char *path, const struct rd_sink *sink,
                                  const struct rd_window *w);
+struct rd_file *rd_stream_chain(char *const *paths, size_t n, const struct rd_sink *sink,
+                                const struct rd_window *w);
 
 /* A file read as it is written (a live view of a running tree): each
  * rd_follow_poll reads what was appended since the last one and gives

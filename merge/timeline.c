@@ -228,7 +228,8 @@ struct tl_proc *tl_read(const struct model *m, size_t proc)
         return NULL;
     }
     struct rd_sink sink = { on_tick, on_sample, t, on_cpu_extra };
-    t->f = rd_stream_window(p->f->path, &sink, &p->win);
+    t->f = p->f->seg_paths ? rd_stream_chain(p->f->seg_paths, p->f->nsegs, &sink, &p->win)
+                           : rd_stream_window(p->f->path, &sink, &p->win);
     if (t->f && !t->failed) {
         uint64_t iv = p->f->interval_ns ? p->f->interval_ns : 10000000;
         close_pending(t, t->now + iv);

@@ -1,7 +1,8 @@
 /*
  * control.h — the page that starts and stops sampling in every process of
  * a tree started paused (pyprof-run --paused, --control; pyprof(7),
- * "Sampling on demand").  One file, PYPROF_CONTROL, of one page: the
+ * "Sampling on demand"), and that sizes the segments of a tree whose disk
+ * is bounded (--max-size).  One file, PYPROF_CONTROL, of one page: the
  * controller writes it; every sampler maps it shared and read-only and
  * sleeps on its state word (a futex shared between processes: no timer
  * and no wake-up while paused) until a controller wakes them.  Who may
@@ -49,6 +50,11 @@ struct pp_control {
     uint32_t nmarks;                    /* the last mark's seq; 0: none */
     uint32_t pad;
     struct pp_control_mark marks[PP_CONTROL_MARKS];
+    /* Bounded disk (pyprof-run --max-size; pyprof(7), "Bounded disk"):
+     * the bytes after which a process starts its profile's next segment,
+     * set by pyprof-run from how many processes write at once; 0: the
+     * process's PYPROF_SEGMENT_KB. */
+    uint64_t segment_bytes;
 };
 _Static_assert(sizeof(struct pp_control) <= PP_CONTROL_SIZE, "one page");
 

@@ -114,6 +114,17 @@ enum pp_record_kind {
      * every process that samples writes every mark it has not written, so
      * readers keep one per seq.  Absent in files from earlier builds. */
     PP_REC_CONTROL = 13,
+    /* A time segment of an image's profile (pyprof-run --keep, --max-size;
+     * pyprof(7), "Bounded disk"): seq:varint (0 for the image's first)
+     * image_start_ns:varint (the first segment's header start_ns)
+     * threads_before:varint (thread indexes up to it may appear here
+     * before they are defined in order: the image's threads keep the
+     * index an earlier segment gave them).  Right after the HEADER, in
+     * every segment; absent from a profile that is not cut.  Counters in
+     * a segment count from its own start, and ids other than threads'
+     * start again at 1: each segment is a complete file on its own, and
+     * a reader joins an image's segments by adding them up. */
+    PP_REC_SEGMENT = 14,
 };
 
 enum { PP_CONTROL_REC_START = 1, PP_CONTROL_REC_STOP = 2, PP_CONTROL_REC_MARK = 3 };
@@ -134,6 +145,7 @@ enum pp_end_how {
     PP_END_SIGNAL = 1,   /* killed by signal value (as seen by the process)*/
     PP_END_EXEC   = 2,   /* replaced by exec; the next image has a file    */
     PP_END_UNKNOWN = 3,
+    PP_END_SEGMENT = 4,  /* the image goes on in the segment seq + 1       */
 };
 
 /* PP_REC_TICK entry flags. */

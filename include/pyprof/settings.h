@@ -13,6 +13,10 @@
 #define PP_DEFAULT_HZ        100
 #define PP_MAX_HZ            200000
 #define PP_DEFAULT_FLUSH_MS  200
+/* Time segments (pyprof(7), "Bounded disk"): each process starts a new
+ * file after this many seconds or KiB; 0: never (the default). */
+#define PP_MAX_SEGMENT_S     604800
+#define PP_MAX_SEGMENT_KB    (4u << 20)
 
 struct pp_setting { const char *name; unsigned lo, hi, def; };
 
@@ -22,6 +26,8 @@ struct pp_setting { const char *name; unsigned lo, hi, def; };
     { "PYPROF_FOLLOW", 0, 1, 1 },                              \
     { "PYPROF_FLUSH_MS", 1, 60000, PP_DEFAULT_FLUSH_MS },      \
     { "PYPROF_LOG", 0, 2, 0 },                                 \
+    { "PYPROF_SEGMENT_S", 0, PP_MAX_SEGMENT_S, 0 },            \
+    { "PYPROF_SEGMENT_KB", 0, PP_MAX_SEGMENT_KB, 0 },          \
 }
 
 /* An unsigned decimal in [lo, hi] into *out; 0, or -1 if s is not one. */

@@ -108,6 +108,8 @@ void pp_config_init(void)
     pp_config.hz = uint_var("PYPROF_HZ", 1, PP_MAX_HZ, PP_DEFAULT_HZ);
     pp_config.follow = (int)uint_var("PYPROF_FOLLOW", 0, 1, 1);
     pp_config.flush_ms = uint_var("PYPROF_FLUSH_MS", 1, 60000, PP_DEFAULT_FLUSH_MS);
+    pp_config.segment_s = uint_var("PYPROF_SEGMENT_S", 0, PP_MAX_SEGMENT_S, 0);
+    pp_config.segment_kb = uint_var("PYPROF_SEGMENT_KB", 0, PP_MAX_SEGMENT_KB, 0);
     copy_var("PYPROF_ONLY", pp_config.only, sizeof pp_config.only);
     copy_var(PP_ENV_CONTROL, pp_config.control, sizeof pp_config.control);
     absolute_out();

@@ -16,6 +16,8 @@ struct pp_config {
     unsigned hz;
     int      follow;              /* PYPROF_FOLLOW                          */
     unsigned flush_ms;
+    unsigned segment_s;           /* PYPROF_SEGMENT_S, 0 = not cut by time  */
+    unsigned segment_kb;          /* PYPROF_SEGMENT_KB, 0 = not by size     */
     char     only[1024];          /* PYPROF_ONLY glob, "" = all             */
     int      log_level;           /* PYPROF_LOG                             */
     char     log_file[PATH_MAX];  /* PYPROF_LOG_FILE, "" = stderr           */

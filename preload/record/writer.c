@@ -65,6 +65,7 @@ static struct {
     uint8_t *tick; size_t tick_len;
     uint64_t last_tick_ns;
     uint64_t start_mono;        /* the file's start on CLOCK_MONOTONIC     */
+    uint64_t start_real;        /* and on CLOCK_REALTIME (its header's)   */
     uint64_t bytes;
     uint32_t gen;                   /* bumps per file: code_info.file_gen */
     uint32_t next_string, next_code, next_node;
@@ -519,8 +520,10 @@ static int isalnum_ascii(char c)
            (c >= 'A' && c <= 'Z');
 }
 
-/* <prog>.<pid>.<uid>.zst with prog reduced to a safe file-name part. */
-static void file_name(char *dst, size_t cap, const char *argv0)
+/* <prog>.<pid>.<uid>.zst with prog reduced to a safe file-name part; a
+ * segment's is <prog>.<pid>.<uid>.<seq>.zst (include/pyprof/file_name.h). */
+static void file_name(char *dst, size_t cap, const char *argv0,
+                      const struct writer_image *img)
 {
     const char *base = argv0 ? strrchr(argv0, '/') : NULL;
     base = base ? base + 1 : argv0 ? argv0 : "proc";
@@ -530,9 +533,14 @@ static void file_name(char *dst, size_t cap, const char *argv0)
         prog[n++] = (isalnum_ascii(*base) || *base == '.' || *base == '-' ||
                      *base == '_') ? *base : '_';
     prog[n] = 0;
-    if (snprintf(dst, cap, "%s/%s.%d.%016llx.zst", pp_config.out_dir,
-                 n ? prog : "proc", (int)pp_state.pid,
-                 (unsigned long long)pp_state.uid) >= (int)cap)
+    int k = img->segmented
+        ? snprintf(dst, cap, "%s/%s.%d.%016llx.%06u.zst", pp_config.out_dir,
+                   n ? prog : "proc", (int)pp_state.pid,
+                   (unsigned long long)pp_state.uid, (unsigned)img->seq)
+        : snprintf(dst, cap, "%s/%s.%d.%016llx.zst", pp_config.out_dir,
+                   n ? prog : "proc", (int)pp_state.pid,
+                   (unsigned long long)pp_state.uid);
+    if (k < 0 || k >= (int)cap)
         dst[0] = 0;    /* open("") fails with ENOENT and is reported */
 }
 
@@ -638,7 +646,12 @@ int writer_open(const struct writer_image *img)
         pp_not_profiled("out of memory");
         return -1;
     }
-    file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL);
+    /* The segment before this one (the same image's, ended): its fd. */
+    if (w.have_file && w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
+        close(w.fd);
+    w.fd = -1;
+    w.have_file = 0;
+    file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL, img);
     const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     /* The directory is made (or found not to be one) only when the file
      * cannot be created: most files go where an earlier process of the
@@ -676,16 +689,27 @@ int writer_open(const struct writer_image *img)
     reset_tables();
     w.last_tick_ns = start_mono;
     w.start_mono = start_mono;
+    w.start_real = start_ns;
     /* Reset when the file's first frame starts (compress), if it is not
      * written stored (end_stored). */
     w.frame_started = 0;
     w.cctx_stale = 1;
     write_header(img, start_ns);
+    if (img->segmented) {
+        uint8_t tmp[40];
+        struct buf b = { tmp, 0, sizeof tmp };
+        put_varint(&b, img->seq);
+        put_varint(&b, img->seq ? img->image_start_ns : start_ns);
+        put_varint(&b, img->threads_before);
+        emit(PP_REC_SEGMENT, &b);
+    }
     pp_log(1, "profiling into %s", w.path);
     return 0;
 }
 
 uint64_t writer_start_ns(void) { return w.start_mono; }
+uint64_t writer_start_realtime_ns(void) { return w.start_real; }
+uint32_t writer_file_gen(void) { return w.gen; }
 
 void writer_thread(uint32_t idx, uint32_t native_tid, const char *name,
                    const char *os_name)
@@ -986,3 +1010,4 @@ void writer_after_fork(void)
 }
 
 uint64_t writer_bytes(void) { return w.bytes; }
+uint64_t writer_pending(void) { return w.raw_len; }

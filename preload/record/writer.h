@@ -35,6 +35,12 @@ struct writer_image {
     uint64_t interval_ns;    /* the sampling interval                      */
     const char *py_version;  /* "3.11.7"                                   */
     int free_threaded;       /* a free-threaded build                      */
+    /* A time segment of the image's profile (pyprof(5), SEGMENT): its
+     * number, the first segment's start, the thread indexes the image
+     * gave out before it.  segmented 0: one file for the whole image. */
+    int segmented;
+    uint32_t seq, threads_before;
+    uint64_t image_start_ns;
 };
 
 /* Creates PYPROF_OUT if needed and a new file for this image (pp_state)
@@ -44,6 +50,13 @@ int writer_open(const struct writer_image *img);
 /* The file's start on CLOCK_MONOTONIC, taken before writer_open's work of
  * creating it: where its account of deadlines begins. */
 uint64_t writer_start_ns(void);
+
+/* The file's start on CLOCK_REALTIME, as its header says. */
+uint64_t writer_start_realtime_ns(void);
+
+/* Which file is open: a number that changes with every writer_open, for
+ * what must be written again in each file (a thread's name). */
+uint32_t writer_file_gen(void);
 
 /* Declares thread idx (small, dense, chosen by the caller) with its name
  * and, when it differs and is not NULL, the OS's name of the thread; again
@@ -103,7 +116,12 @@ void writer_after_fork(void);
 /* Closes and removes this image's file (it held nothing worth keeping). */
 void writer_discard(void);
 
-/* Bytes written to the file so far (compressed), for the log. */
+/* Bytes written to the file so far (compressed), for the log and for the
+ * size of a segment. */
 uint64_t writer_bytes(void);
+
+/* Bytes of records not yet compressed: at most what they add to the file
+ * (zstd's framing aside). */
+uint64_t writer_pending(void);
 
 #endif

@@ -15,7 +15,8 @@
 #include "run/control_cmd.h"
 #include "window.h"
 
-int control_create(const char *dir, char *path, size_t cap)
+int control_create(const char *dir, int paused, char *path, size_t cap,
+                   struct pp_control **page)
 {
     if (snprintf(path, cap, "%s/%s", dir, PP_CONTROL_FILE) >= (int)cap) {
         fprintf(stderr, "pyprof-run: output path too long\n");
@@ -28,14 +29,19 @@ int control_create(const char *dir, char *path, size_t cap)
     memset(&c, 0, sizeof c);
     c.magic = PP_CONTROL_MAGIC;
     c.version = PP_CONTROL_VERSION;
-    c.state = PP_CONTROL_PAUSED;
+    c.state = paused ? PP_CONTROL_PAUSED : PP_CONTROL_SAMPLING;
+    void *m = MAP_FAILED;
     if (fd < 0 || ftruncate(fd, PP_CONTROL_SIZE) != 0 ||
-        pwrite(fd, &c, sizeof c, 0) != (ssize_t)sizeof c) {
+        pwrite(fd, &c, sizeof c, 0) != (ssize_t)sizeof c ||
+        (page && (m = mmap(NULL, PP_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+                           fd, 0)) == MAP_FAILED)) {
         fprintf(stderr, "pyprof-run: %s: %s\n", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
+    if (page)
+        *page = m;
     close(fd);
     return 0;
 }

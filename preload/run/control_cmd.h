@@ -6,9 +6,12 @@
 #ifndef PYPROF_RUN_CONTROL_CMD_H
 #define PYPROF_RUN_CONTROL_CMD_H
 
-/* Creates DIR/control, paused, into path[cap] (for PYPROF_CONTROL).
- * 0, or -1 having said why on stderr. */
-int control_create(const char *dir, char *path, size_t cap);
+/* Creates DIR/control, paused or sampling, into path[cap] (for
+ * PYPROF_CONTROL), and maps it into *page (NULL: not wanted).  0, or -1
+ * having said why on stderr. */
+struct pp_control;
+int control_create(const char *dir, int paused, char *path, size_t cap,
+                   struct pp_control **page);
 
 /* pyprof-run --control DIR ACTION [--for D]: args are ACTION and what
  * follows it.  Returns pyprof-run's exit status. */

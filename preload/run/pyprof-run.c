@@ -21,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pyprof/control.h"
@@ -32,10 +34,53 @@
 #include "pyprof/unprofiled.h"
 #include "run/control_cmd.h"
 #include "run/held_records.h"
+#include "run/prune.h"
+#include "window.h"
 #include "run/stragglers.h"
 #include "unprofiled.h"
 
 static volatile pid_t child;   /* 0 once reaped */
+
+/* Bounded disk (prune.h): the bound, its account, the control page the
+ * segment size goes through; bounded 0: none asked. */
+static int bounded;
+static struct prune_bound bound;
+static struct prune_stats pruned;
+static struct pp_control *page;
+static struct timespec last_prune;
+/* Told of each file made in DIR: a new segment is looked at at once, not
+ * at the next look of the clock's (a segment that began just after a
+ * look would have PRUNE_EVERY_MS to grow unaccounted).  -1: none. */
+static int dir_watch = -1;
+
+#define PRUNE_EVERY_MS 200
+
+/* A look at DIR, if the last was PRUNE_EVERY_MS ago or more, or a file
+ * was made in it since. */
+static void prune_due(const char *dir)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long ms = (now.tv_sec - last_prune.tv_sec) * 1000 +
+              (now.tv_nsec - last_prune.tv_nsec) / 1000000;
+    char events[4096];
+    int made = 0;
+    while (dir_watch >= 0 && read(dir_watch, events, sizeof events) > 0)
+        made = 1;
+    if (!bounded || (last_prune.tv_sec && ms < PRUNE_EVERY_MS && !made))
+        return;
+    last_prune = now;
+    prune_dir(dir, &bound, page, &pruned);
+}
+
+static void watch_dir(const char *dir)
+{
+    dir_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (dir_watch >= 0 && inotify_add_watch(dir_watch, dir, IN_CREATE | IN_MOVED_TO) < 0) {
+        close(dir_watch);
+        dir_watch = -1;
+    }
+}
 
 static void usage(FILE *o)
 {
@@ -50,6 +95,10 @@ static void usage(FILE *o)
           "                     until pyprof-run --control DIR start\n"
           "      --control DIR  start or stop sampling in a tree started with\n"
           "                     --paused that writes into DIR\n"
+          "      --keep DURATION   a process's profile goes into segments; those\n"
+          "                     that ended longer ago than DURATION are deleted\n"
+          "      --max-size SIZE   the same, deleting the oldest segments to keep\n"
+          "                     DIR's profiles under SIZE (500M, 2G)\n"
           "      --top          a live view of the tree in the terminal while the\n"
           "                     command runs (its output goes to DIR/command.out;\n"
           "                     q quits the view, the command goes on)\n"
@@ -252,7 +301,8 @@ static void receive_records(int sock, const char *dir)
  * holds only a few datagrams). */
 static int wait_command(int sock, const char *dir, int *st)
 {
-    struct pollfd p = { .fd = sock, .events = POLLIN };
+    struct pollfd p[2] = { { .fd = sock, .events = POLLIN },
+                           { .fd = dir_watch, .events = POLLIN } };
     /* A reaped pid may be anyone's next: forward() must not see it, so
      * the forwarded signals wait while it is reaped and forgotten. */
     sigset_t fw, before;
@@ -269,8 +319,11 @@ static int wait_command(int sock, const char *dir, int *st)
             break;
         if (r < 0 && errno != EINTR)
             return -1;
-        if (ppoll(&p, sock >= 0 ? 1 : 0, NULL, &waiting_mask) > 0)
+        struct timespec every = { 0, PRUNE_EVERY_MS * 1000000L };
+        if (ppoll(p, 2, bounded ? &every : NULL, &waiting_mask) > 0 && sock >= 0 &&
+            (p[0].revents & POLLIN))
             receive_records(sock, dir);
+        prune_due(dir);
     }
     receive_records(sock, dir);
     return 0;
@@ -289,14 +342,16 @@ static void wait_stragglers(int sock, const char *dir, int quiet)
 {
     pid_t pids[8];
     size_t n = 0;
-    struct pollfd p = { .fd = sock, .events = POLLIN };
+    struct pollfd p[2] = { { .fd = sock, .events = POLLIN },
+                           { .fd = dir_watch, .events = POLLIN } };
     for (int waited = 0; ; waited += LINGER_STEP_MS) {
         n = stragglers_find(dir, pids, sizeof pids / sizeof *pids);
         if (!n || waited >= LINGER_MS)
             break;
         struct timespec step = { 0, LINGER_STEP_MS * 1000000L };
-        if (ppoll(&p, sock >= 0 ? 1 : 0, &step, &waiting_mask) > 0)
+        if (ppoll(p, 2, &step, &waiting_mask) > 0 && sock >= 0 && (p[0].revents & POLLIN))
             receive_records(sock, dir);
+        prune_due(dir);
     }
     if (quiet)
         return;
@@ -447,11 +502,41 @@ static void summary(const char *merge, const char *dir, const char *held)
             json_number(buf, "samples"), json_number(buf, "dropped"), dir, dir);
 }
 
+static void human(uint64_t b, char *buf, size_t cap)
+{
+    if (b >= 10ull << 30)
+        snprintf(buf, cap, "%.1f GiB", (double)b / (1 << 30));
+    else if (b >= 10ull << 20)
+        snprintf(buf, cap, "%.1f MiB", (double)b / (1 << 20));
+    else
+        snprintf(buf, cap, "%.1f KiB", (double)b / 1024);
+}
+
+/* What the bound kept and deleted (pyprof-run(1), BOUNDED DISK). */
+static void say_bound(const char *dir)
+{
+    char kept[32], gone[32], peak[32], max[32];
+    human(pruned.last_bytes, kept, sizeof kept);
+    human(pruned.deleted_bytes, gone, sizeof gone);
+    human(pruned.peak_bytes, peak, sizeof peak);
+    fprintf(stderr, "pyprof: bounded disk: %llu files (%s) kept in %s, %llu older "
+                    "segments (%s) deleted; at most %s at one look\n",
+            (unsigned long long)pruned.last_files, kept, dir,
+            (unsigned long long)pruned.deleted, gone, peak);
+    if (bound.max_bytes && pruned.over_looks) {
+        human(bound.max_bytes, max, sizeof max);
+        fprintf(stderr, "pyprof: --max-size %s could not be held at %llu looks: the "
+                        "segments being written took the room (too many processes "
+                        "at once for the size)\n", max,
+                (unsigned long long)pruned.over_looks);
+    }
+}
+
 /* The PYPROF_* settings of the environment that every process of the tree
  * reads and falls back from, said once for the tree: the processes stay
  * quiet about them under pyprof-run (pyprof(7), ENVIRONMENT).  Those this
  * run set itself from its options are not the user's. */
-static void say_bad_settings(int set_hz, int set_follow)
+static void say_bad_settings(int set_hz, int set_follow, int set_segments)
 {
     static const struct pp_setting settings[] = PP_SETTINGS;
     for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
@@ -460,6 +545,7 @@ static void say_bad_settings(int set_hz, int set_follow)
         unsigned got, def = t->def;
         if (!v || (set_hz && !strcmp(t->name, "PYPROF_HZ")) ||
             (set_follow && !strcmp(t->name, "PYPROF_FOLLOW")) ||
+            (set_segments && !strncmp(t->name, "PYPROF_SEGMENT_", 15)) ||
             pp_parse_uint(v, t->lo, t->hi, &got) == 0)
             continue;
         if (!strcmp(t->name, "PYPROF_LOG") && getenv("PYPROF_LOG_FILE"))
@@ -569,6 +655,7 @@ int main(int argc, char **argv)
         { "report-format", required_argument, 0, 'F' }, { "help", no_argument, 0, 'h' },
         { "version", no_argument, 0, 'V' }, { "top", no_argument, 0, 'T' },
         { "paused", no_argument, 0, 'P' }, { "control", required_argument, 0, 'C' },
+        { "keep", required_argument, 0, 'K' }, { "max-size", required_argument, 0, 'M' },
         { 0, 0, 0, 0 },
     };
     const char *out = "pyprof.out", *rate = NULL, *only = NULL, *report = NULL,
@@ -596,6 +683,19 @@ int main(int argc, char **argv)
         case 'T': top = 1; break;
         case 'P': paused = 1; break;
         case 'C': control = optarg; break;
+        case 'K': case 'M': {
+            char why[256] = "expected a duration above 0";
+            int bad = c == 'K'
+                ? window_duration(optarg, &bound.keep_ns, why, sizeof why) != 0 || !bound.keep_ns
+                : prune_parse_size(optarg, &bound.max_bytes, why, sizeof why) != 0;
+            if (bad) {
+                fprintf(stderr, "pyprof-run: %s %s: %s\n", c == 'K' ? "--keep" : "--max-size",
+                        optarg, why);
+                return 2;
+            }
+            bounded = 1;
+            break;
+        }
         case 'R': report = optarg; break;
         case 'F': format = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -653,9 +753,13 @@ int main(int argc, char **argv)
     }
 
     char control_path[PATH_MAX + 16] = "";
-    if (paused && control_create(dir, control_path, sizeof control_path) != 0)
+    if ((paused || bounded) &&
+        control_create(dir, paused, control_path, sizeof control_path,
+                       bounded ? &page : NULL) != 0)
         return 2;
 
+    if (bounded)
+        watch_dir(dir);
     char sock_name[100];
     int sock = listen_records(sock_name, sizeof sock_name);
     take_signals();
@@ -685,10 +789,17 @@ int main(int argc, char **argv)
             setenv("PYPROF_FOLLOW", "0", 1);
         if (only)
             setenv("PYPROF_ONLY", only, 1);
-        if (paused)
+        if (paused || bounded)
             setenv(PP_ENV_CONTROL, control_path, 1);
         else
             unsetenv(PP_ENV_CONTROL);
+        if (bounded) {
+            char v[32];
+            snprintf(v, sizeof v, "%u", prune_segment_seconds(&bound));
+            setenv("PYPROF_SEGMENT_S", v, 1);
+            snprintf(v, sizeof v, "%u", prune_segment_kb(&bound));
+            setenv("PYPROF_SEGMENT_KB", v, 1);
+        }
         unsetenv("PYPROF_PARENT");
         if (sock >= 0)
             setenv(PP_ENV_RUN_SOCKET, sock_name, 1);
@@ -711,6 +822,12 @@ int main(int argc, char **argv)
     end_view(view);
     if (report || !quiet)
         wait_stragglers(sock, dir, quiet);
+    /* the last look, with the tree ended: what is left is what the
+     * bound keeps */
+    if (bounded) {
+        last_prune.tv_sec = 0;
+        prune_due(dir);
+    }
     if (sock >= 0)
         close(sock);
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -732,8 +849,10 @@ int main(int argc, char **argv)
     }
     if (!quiet && have_merge)
         summary(merge, dir, held_records_spill());
+    if (!quiet && bounded)
+        say_bound(dir);
     if (!quiet)
-        say_bad_settings(rate != NULL, !follow);
+        say_bad_settings(rate != NULL, !follow, bounded);
     if (!quiet)
         say_not_profiled(dir);
     if (!quiet && report && report_made)

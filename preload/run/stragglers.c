@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pyprof/file_name.h"
 #include "run/stragglers.h"
 
 static unsigned long long mark_ticks;   /* process start times, in ticks */
@@ -82,31 +83,11 @@ static int holds_open(pid_t pid, const struct stat *file)
     return found;
 }
 
-/* The pid in <prog>.<pid>.<uid>.zst, or 0. */
+/* The pid in a profile file's name (pyprof/file_name.h), or 0. */
 static pid_t pid_of(const char *name)
 {
-    size_t len = strlen(name);
-    if (len < 5 || strcmp(name + len - 4, ".zst") != 0)
-        return 0;
-    const char *uid = NULL, *pid = NULL;
-    for (const char *p = name + len - 5; p > name; p--)
-        if (*p == '.') {
-            if (!uid) {
-                uid = p;
-            } else {
-                pid = p + 1;
-                break;
-            }
-        }
-    if (!pid || pid >= uid)
-        return 0;
-    long v = 0;
-    for (const char *p = pid; p < uid; p++) {
-        if (*p < '0' || *p > '9' || v > 1 << 24)
-            return 0;
-        v = v * 10 + (*p - '0');
-    }
-    return (pid_t)v;
+    struct pp_file_name n;
+    return pp_file_name_parse(name, &n) && n.pid < (1L << 24) ? (pid_t)n.pid : 0;
 }
 
 size_t stragglers_find(const char *dir, pid_t *pids, size_t cap)

@@ -86,6 +86,10 @@ uint64_t control_start_ns(void)
     return page ? __atomic_load_n(&page->start_ns, __ATOMIC_ACQUIRE) : 0;
 }
 
+uint64_t control_segment_bytes(void)
+{
+    return page ? __atomic_load_n(&page->segment_bytes, __ATOMIC_ACQUIRE) : 0;
+}
 
 uint32_t control_next_mark(uint32_t after, uint64_t *at_ns, char *text, size_t *len)
 {

@@ -33,6 +33,9 @@ void control_wake_all(void);
 uint32_t control_window(void);
 uint64_t control_start_ns(void);
 
+/* The segment size the page asks for (pyprof/control.h), 0: none. */
+uint64_t control_segment_bytes(void);
+
 /* The tree's next mark after seq `after` that the page still holds: its
  * seq (0: none), its time and text (at most PP_CONTROL_MARK_TEXT bytes
  * into text, *len of them). */

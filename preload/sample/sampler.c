@@ -79,6 +79,7 @@ struct thread_slot {
     uint64_t name_hash;
     uint64_t name_due;
     unsigned name_tries;
+    uint32_t file_gen;      /* the file its THREAD record is in (writer) */
 };
 
 /* Shared with the threads that start, pause and end the sampler
@@ -114,6 +115,12 @@ static int main_gone;       /* the main thread ended with pthread_exit */
 /* Sampling on demand, in the open file: the window whose START it has
  * (0: none open), the last of the tree's marks it has. */
 static uint32_t window_open, marks_done;
+/* Time segments (pyprof(7), "Bounded disk"): the open file's number, the
+ * image's first file's start, and the counters as they were when the
+ * open file began (a segment's count from its own start). */
+static uint32_t segment_seq;
+static uint64_t image_start_ns;
+static struct writer_counters segment_base;
 static int threads_stale;   /* a fork child's copy of the parent's table */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
@@ -214,6 +221,7 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
     if (!first && !found)
         return;                 /* a name once found is kept */
     s->name_hash = h;
+    s->file_gen = writer_file_gen();
     os_thread_name(s->tid, os, sizeof os);
     writer_thread(s->idx, s->tid, found ? py : os, found ? os : NULL);
 }
@@ -379,7 +387,9 @@ static void take(const struct pyvm_thread *t, int bind)
     struct thread_slot *s = thread_slot(t->native_tid, t->tstate, bind);
     if (!s)
         return;
-    if (bind && s->tstate == t->tstate)
+    if (s->file_gen != writer_file_gen())
+        name_thread(s, bind && s->tstate == t->tstate ? t->tstate : 0, 1);
+    else if (bind && s->tstate == t->tstate)
         name_thread(s, t->tstate, 0);
     /* asyncio tasks: frames spliced into the stack, so that the writer's
      * reuse of the previous sample's outer frames (same_outer) does not
@@ -518,13 +528,98 @@ static void check_title(void)
     }
 }
 
+static int segmented(void)
+{
+    return pp_config.segment_s || pp_config.segment_kb;
+}
+
+/* The bytes after which the open segment ends: the tree's control page
+ * says, from how many processes write at once, else PYPROF_SEGMENT_KB. */
+static uint64_t segment_bytes(void)
+{
+    uint64_t b = control_segment_bytes();
+    return b ? b : pp_config.segment_kb * 1024ULL;
+}
+
+/* The counters of the open file: a segment's from its own start. */
+static const struct writer_counters *file_counters(void)
+{
+    static struct writer_counters c;
+    if (!segmented())
+        return &counters;
+    const struct writer_counters *b = &segment_base;
+    c.samples = counters.samples - b->samples;
+    c.rejected = counters.rejected - b->rejected;
+    c.missed = counters.missed - b->missed;
+    c.sampler_cpu_ns = counters.sampler_cpu_ns - b->sampler_cpu_ns;
+    c.ticks = counters.ticks - b->ticks;
+    c.tick_ns = counters.tick_ns - b->tick_ns;
+    c.idle = counters.idle - b->idle;
+    for (size_t i = 0; i < sizeof c.failed_reads / sizeof *c.failed_reads; i++)
+        c.failed_reads[i] = counters.failed_reads[i] - b->failed_reads[i];
+    return &c;
+}
+
+static int new_file(void);
+
+/* After a tick or a flush: the open segment has had its time, or its
+ * bytes with those its pending records can add (looked at every tick, a
+ * segment ends at most a tick's records past its size), and the image
+ * goes on in a new one (its END says so), which defines again what it
+ * uses: threads at their next sample, the title, the open window. */
+static void segment_check(uint64_t now)
+{
+    if (!segmented() || file_open <= 0)
+        return;
+    uint64_t age = now > writer_start_ns() ? now - writer_start_ns() : 0;
+    if (!(pp_config.segment_s && age >= pp_config.segment_s * 1000000000ULL) &&
+        !(segment_bytes() && writer_bytes() + writer_pending() >= segment_bytes()))
+        return;
+    count_own_cpu();
+    writer_end(PP_END_SEGMENT, 0, file_counters());
+    segment_seq++;
+    if (new_file() != 0) {
+        file_open = -1;     /* said why; the image samples no more */
+        return;
+    }
+    title_from_argv();
+    check_title();
+    window_open = 0;
+}
+
 static void flush(uint64_t now)
 {
     count_own_cpu();
     check_title();
-    writer_flush(&counters);
+    writer_flush(file_counters());
     last_flush_ns = now;
     file_flushed = 1;
+    segment_check(now);
+}
+
+/* The image's file, or its next segment's (segment_seq), with the
+ * counters it starts from. */
+static int new_file(void)
+{
+    struct writer_image img = {
+        .argv = pp_state.argv,
+        .interval_ns = 1000000000ULL / pp_config.hz,
+        .py_version = pyvm_version(),
+        .free_threaded = pyvm_free_threaded(),
+        .segmented = segmented(),
+        .seq = segment_seq,
+        .threads_before = segment_seq ? next_thread_idx : 0,
+        .image_start_ns = image_start_ns,
+    };
+    if (writer_open(&img) != 0)
+        return -1;
+    if (!segment_seq)
+        image_start_ns = writer_start_realtime_ns();
+    segment_base = counters;
+    /* Deadlines before the interpreter was ready had nothing to sample;
+     * a file's account starts with the file (its header's start). */
+    deadlines_file_start(&deadlines, writer_start_ns());
+    return 0;
 }
 
 /* The file is created when the interpreter is first ready, not at start:
@@ -543,13 +638,8 @@ static int open_file(void)
         return 0;
     }
     pp_config_report_bad_log();
-    struct writer_image img = {
-        .argv = pp_state.argv,
-        .interval_ns = 1000000000ULL / pp_config.hz,
-        .py_version = pyvm_version(),
-        .free_threaded = pyvm_free_threaded(),
-    };
-    if (writer_open(&img) != 0) {
+    segment_seq = 0;
+    if (new_file() != 0) {
         file_open = -1;
         return 0;
     }
@@ -558,9 +648,6 @@ static int open_file(void)
     file_flushed = 0;
     file_open = 1;
     window_open = marks_done = 0;
-    /* Deadlines before the interpreter was ready had nothing to sample;
-     * the file's account starts with the file (its header's start). */
-    deadlines_file_start(&deadlines, writer_start_ns());
     atomic_store(&pp_profile.has_file, 1);
     if (file_created)
         file_created();
@@ -638,6 +725,8 @@ static void tick(void)
     if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
         flush(now);
         safe_read_check_owner();
+    } else {
+        segment_check(now);
     }
     pthread_mutex_unlock(&tick_lock);
 }
@@ -686,7 +775,7 @@ static void serve_request(void)
             count_own_cpu();
             if (file_flushed || mono_ns() - writer_start_ns() >= TITLE_END_NS)
                 check_title();
-            writer_end(req_how, req_value, &counters);
+            writer_end(req_how, req_value, file_counters());
         }
     }
     pthread_mutex_unlock(&tick_lock);

@@ -4,14 +4,17 @@
  * output format.  The first byte chooses how many profiles the rest is cut
  * into (one to three) and the options (a time window among them); the
  * profiles are merged and written
- * in each format to /dev/null.  Any bytes must end in a report or a
+ * in each format to /dev/null.  An input of odd length names its profiles
+ * as one image's time segments (merge/segments.h), read as one profile.  Any bytes must end in a report or a
  * problem, never a crash, a leak or an allocation past the caps.
  * `make fuzz` runs it after the reader's, seeded with bench/pp-gen files.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model.h"
@@ -44,6 +47,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(paths[i], sizeof paths[i], "/proc/self/fd/%d", fds[i]);
         pv[i] = paths[i];
     }
+    static char links[3][80], dir[40];
+    int chain = size & 1;
+    if (chain && !dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/fuzz-merge.%d", (int)getpid());
+        mkdir(dir, 0700);
+    }
+    for (size_t i = 0; chain && i < n; i++) {
+        snprintf(links[i], sizeof links[i], "%s/python.7.00000000000000ab.%06zu.zst", dir,
+                 n - i);
+        unlink(links[i]);
+        if (symlink(paths[i], links[i]) != 0)
+            __builtin_trap();
+        pv[i] = links[i];
+    }
     /* a window from the run's start, or its last part, of a length from
      * the control byte: the two readings (window.h) on any bytes */
     struct m_window win = { { W_NONE, 0 }, { W_NONE, 0 } };
@@ -74,7 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     model_free(m);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (chain)
+            unlink(links[i]);
         close(fds[i]);
+    }
     return 0;
 }

@@ -61,13 +61,30 @@ static uint64_t funcs(struct live *lv, enum m_mode mode, long proc, uint32_t tid
     return samples;
 }
 
+/* A new directory with the paths of two files in it, named a_name and
+ * b_name. */
+struct two_files { char dir[32], a[128], b[128]; };
+
+static void two_files(struct two_files *t, const char *a_name, const char *b_name)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/pyprof-live.XXXXXX");
+    cr_assert_not_null(mkdtemp(t->dir));
+    snprintf(t->a, sizeof t->a, "%s/%s", t->dir, a_name);
+    snprintf(t->b, sizeof t->b, "%s/%s", t->dir, b_name);
+}
+
+static void two_files_gone(struct two_files *t)
+{
+    unlink(t->a);
+    unlink(t->b);
+    rmdir(t->dir);
+}
+
 Test(live, follows_a_directory_and_ranks_its_functions)
 {
-    char dir[] = "/tmp/pyprof-live.XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char a[64], b[64];
-    snprintf(a, sizeof a, "%s/a.1.0.zst", dir);
-    snprintf(b, sizeof b, "%s/b.2.0.zst", dir);
+    struct two_files tf;
+    two_files(&tf, "a.1.0.zst", "b.2.0.zst");
+    const char *dir = tf.dir, *a = tf.a, *b = tf.b;
     struct rb ra = { 0 }, rb2 = { 0 }, more = { 0 };
     tables(&ra);
     ticks(&ra, 10, 2);           /* inner, under outer */
@@ -114,10 +131,52 @@ Test(live, follows_a_directory_and_ranks_its_functions)
     live_funcs(lv, &since, rows, 8, &s);
     cr_expect_eq(s, 20u);
     live_free(lv);
-    unlink(a);
-    unlink(b);
-    rmdir(dir);
+    two_files_gone(&tf);
     free(ra.b);
     free(rb2.b);
     free(more.b);
+}
+
+/* One image's two time segments (pyprof(5), SEGMENT) are one row, and
+ * the process filter takes both. */
+Test(live, an_images_segments_are_one_process)
+{
+    struct two_files tf;
+    two_files(&tf, "forged.4242.0000000000001234.000000.zst",
+              "forged.4242.0000000000001234.000001.zst");
+    const char *dir = tf.dir, *a = tf.a, *b = tf.b;
+    struct rb ra = { 0 }, rb2 = { 0 };
+    header(&ra);
+    rec(&ra, PP_REC_SEGMENT, (uint64_t[]){ 0, 1, 0 }, 3);
+    struct rb t = { 0 };
+    tables(&t);
+    /* the tables without their header: after the SEGMENT record */
+    struct rb h = { 0 };
+    header(&h);
+    put_bytes(&ra, t.b + h.n, t.n - h.n);
+    ticks(&ra, 10, 2);
+    rec(&ra, PP_REC_END, (uint64_t[]){ 1, PP_END_SEGMENT, 0, 10, 0, 0, 0, 10, 0, 0, 100000000 },
+        11);
+    append(a, &ra);
+    header(&rb2);
+    rec(&rb2, PP_REC_SEGMENT, (uint64_t[]){ 1, 1, 1 }, 3);
+    put_bytes(&rb2, t.b + h.n, t.n - h.n);
+    ticks(&rb2, 6, 1);
+    append(b, &rb2);
+    struct live *lv = live_new(dir, 5.0);
+    cr_assert_eq(live_poll(lv), 16u);
+    struct live_proc procs[4];
+    cr_assert_eq(live_procs(lv, procs, 4), 1u, "one row for the image's two segments");
+    cr_expect(procs[0].samples == 16 && !procs[0].ended && !strcmp(procs[0].state, "running"),
+              "%llu samples, %s", (unsigned long long)procs[0].samples, procs[0].state);
+    struct live_func rows[8];
+    size_t n;
+    cr_expect_eq(funcs(lv, MODE_WALL, (long)procs[0].index, 0, 0, rows, &n), 16u,
+                 "the process filter takes both segments");
+    live_free(lv);
+    two_files_gone(&tf);
+    free(ra.b);
+    free(rb2.b);
+    free(t.b);
+    free(h.b);
 }

@@ -167,7 +167,8 @@ static void *write_small(void *arg)
     }
     char *argv[] = { "python3", "app.py", NULL };
     struct writer_counters k = { 0 };
-    c->ok = writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) == 0;
+    c->ok = writer_open(&(struct writer_image){ .argv = argv, .interval_ns = 10000000,
+                                                .py_version = "3.12.1" }) == 0;
     c->open = count_fds();
     writer_flush(&k);
     c->flushed = count_fds();

@@ -69,7 +69,8 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t before = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }), 0);
+    cr_assert_eq(writer_open(&(struct writer_image){ .argv = argv, .interval_ns = 10000000,
+                                                     .py_version = "3.12.1" }), 0);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     writer_thread(1, 4242, "MainThread", NULL);
@@ -252,7 +253,8 @@ static uint64_t open_file_of(uint64_t uid, char *script, const char *version)
 {
     char *argv[] = { "python3", script, NULL };
     pp_state.uid = uid;
-    cr_assert_eq(writer_open(&(struct writer_image){ argv, 10000000, version, 0 }), 0);
+    cr_assert_eq(writer_open(&(struct writer_image){ .argv = argv, .interval_ns = 10000000,
+                                                     .py_version = version }), 0);
     writer_thread(1, 4242, "MainThread", NULL);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -512,7 +514,8 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
         closedir(d);
         return (uint64_t)ticks * (uint64_t)per;
     }
-    if (writer_open(&(struct writer_image){ argv, 10000000, "3.12.1", 0 }) != 0)
+    if (writer_open(&(struct writer_image){ .argv = argv, .interval_ns = 10000000,
+                                            .py_version = "3.12.1" }) != 0)
         _exit(1);
     writer_thread(1, 4242, "MainThread", NULL);
     writer_thread(2, 4243, "worker", NULL);
