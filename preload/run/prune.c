@@ -25,7 +25,6 @@
 
 #include "pyprof/control.h"
 #include "pyprof/file_name.h"
-#include "pyprof/settings.h"
 #include "run/prune.h"
 
 #define MIN_SEGMENT   (16u << 10)

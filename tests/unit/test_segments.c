@@ -208,9 +208,7 @@ Test(segments, merge_groups_segments_by_name_and_the_model_has_one_process)
     segments_free(c, n);
 
     struct m_options mo = { .mode = MODE_WALL };
-    char *paths[1] = { dir };
     char *files[3] = { seg_path[0], seg_path[1], seg_path[2] };
-    (void)paths;
     struct model *m = model_build(files, 3, &mo, 1);
     cr_assert_eq(m->nprocs, 1, "%zu processes", m->nprocs);
     cr_expect_eq(m->nproblems, 0);
