@@ -16,6 +16,7 @@
 #include "model.h"
 #include "output.h"
 #include "progress.h"
+#include "reader.h"
 #include "unprofiled.h"
 
 static void usage(FILE *o)
@@ -26,6 +27,8 @@ static void usage(FILE *o)
           "  -m, --mode M       wall (default), cpu, gil\n"
           "  -p, --pid PID      only this process\n"
           "      --exclude-idle drop samples of threads that were not on a CPU\n"
+          "      --hide-c-calls leave out the C functions Python frames called\n"
+          "                     (3.14+): their time stays on the calling line\n"
           "  -g, --group G      none (default), process, thread, host,\n"
           "                     interpreter: extra root frames\n"
           "      --host NAME    only the processes of this host\n"
@@ -212,6 +215,7 @@ int main(int argc, char **argv)
         { "last", required_argument, 0, 'L' },
         { "live", no_argument, 0, 'W' },
         { "window", required_argument, 0, 'X' },
+        { "hide-c-calls", no_argument, 0, 'C' },
         { 0, 0, 0, 0 },
     };
     const char *format = "text", *output = NULL;
@@ -244,6 +248,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'I': mo.exclude_idle = 1; break;
+        case 'C': rd_hide_c_calls(1); break;
         case 'H': mo.host = optarg; break;
         case 'N':
             if (!strcmp(optarg, "main")) {

@@ -432,6 +432,19 @@ static int defined_use(const struct rd_file *f, uint64_t t, uint64_t leaf, int l
            (leaf ? leaf < f->nnodes && f->nodes[leaf].code : leaf_zero);
 }
 
+static int hide_c_calls;
+
+void rd_hide_c_calls(int on) { hide_c_calls = on; }
+
+/* A C function's pseudo-frame (pyprof(7), "C calls"): file "~" and one of
+ * the two forms of its name. */
+static int is_c_call(const struct rd_file *f, const struct rd_code *k)
+{
+    const char *name = rd_string(f, k->qualname);
+    return !strcmp(rd_string(f, k->filename), "~") &&
+           (!strncmp(name, "<built-in method ", 17) || !strncmp(name, "<method '", 9));
+}
+
 static void rec_tick(struct parser *p, struct cur *c)
 {
     struct rd_file *f = p->f;
@@ -653,6 +666,10 @@ static void record(struct parser *p, int kind, const uint8_t *data, size_t len)
             return;
         f->nodes[id] = (struct rd_node){ (uint32_t)parent, (uint32_t)code,
                                          (int32_t)line, depth };
+        /* --hide-c-calls: the node becomes its parent's twin, so that
+         * what stands on it stands on its caller. */
+        if (hide_c_calls && parent && is_c_call(f, &f->codes[code]))
+            f->nodes[id] = f->nodes[parent];
         return;
     }
     case PP_REC_THREAD: {

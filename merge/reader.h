@@ -100,6 +100,10 @@ struct rd_file {
  * it could not be read to the end); NULL only when out of memory. */
 struct rd_file *rd_read(const char *path);
 
+/* From now on, read every C function's pseudo-frame as its caller's
+ * frame (pyprof-merge --hide-c-calls); set before any read. */
+void rd_hide_c_calls(int on);
+
 /* The same with buffers kept from one file to the next: one context per
  * reading thread, used by one thread at a time. */
 struct rd_ctx;

@@ -64,6 +64,7 @@ static void drop(struct code_info *c)
     free((char *)c->filename);
     free((uint8_t *)c->linetable);
     callsite_free(&c->calls);
+    free(c->depths);
     memset(c, 0, sizeof *c);
 }
 

@@ -11,6 +11,8 @@
 
 #include "python/callsite.h"
 
+struct call_depths;
+
 struct code_info {
     /* Owned by the writer: the CODE record id in the current file, valid
      * only while file_gen equals the writer's generation (a fork child or
@@ -31,6 +33,9 @@ struct code_info {
     uint32_t    linetable_len;
     int32_t     firsttraceable;  /* 3.11+: earlier instructions are setup */
     struct callsite_map calls;   /* 3.11, 3.12: callsite.h               */
+    struct call_depths *depths;  /* 3.14+: stackdepth.h, built when a
+                                    frame is first seen on a call       */
+    uint8_t     depths_tried;
     int32_t     last_lasti;
     int32_t     last_line;
     uint32_t    pinned_tick;     /* in use by the sample being taken        */

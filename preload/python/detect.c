@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "guard/safe_read.h"
+#include "python/ccall.h"
 #include "python/codecache.h"
 #include "python/asyncio_tasks.h"
 #include "python/exc_state.h"
@@ -162,8 +163,13 @@ int pyvm_detect(void)
                         runtime, rt_sym->st_size);
     codecache_types(code_type, str_type, bytes_type);
     exc_state_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "_Py_NoneStruct"));
-    thread_name_attach(L, str_type);
+    thread_name_attach(L, str_type, (uintptr_t)dlsym(RTLD_DEFAULT, "PyModule_Type"));
     asyncio_tasks_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "PyCoro_Type"), str_type);
+    ccall_attach(L, (uintptr_t)dlsym(RTLD_DEFAULT, "PyCFunction_Type"),
+                 (uintptr_t)dlsym(RTLD_DEFAULT, "PyCMethod_Type"),
+                 (uintptr_t)dlsym(RTLD_DEFAULT, "PyMethodDescr_Type"),
+                 (uintptr_t)dlsym(RTLD_DEFAULT, "PyClassMethodDescr_Type"),
+                 str_type);
     if (walk_attach(L, runtime, init_shim_code) != 0) {
         L = NULL;
         return refuse("out of memory");

@@ -8,6 +8,7 @@
 
 #include "pyprof/format.h"
 #include "python/callsite.h"
+#include "python/ccall.h"
 #include "python/codecache.h"
 #include "python/layout/layout.h"
 #include "python/pyvm.h"
@@ -52,6 +53,7 @@ static unsigned reuse_outer(const struct ts_cache *tc, struct raw_frame *walk,
         if (!a->info)              /* evicted meanwhile: resolve afresh */
             return i;
         a->line = tc->frames[i].line;
+        a->ccallee = tc->frames[i].ccallee;
     }
     return same;
 }
@@ -137,6 +139,85 @@ static int callers_can_call(const struct raw_frame *walk, int n,
     return 1;
 }
 
+/* The C function each caller in walk[0..n) is calling where its callee
+ * was entered from C (ccall.h).  A caller whose callee is reused too
+ * keeps what it had (reuse_outer copied it from the thread's cache, which
+ * holds what its last sample wrote): the two are one call that has not
+ * moved (same as frames' names, pyprof(7) "Consistent stacks"), unless
+ * the names it pointed to may have been reused (*kept cleared: all are
+ * looked at again).  Only the frames read anew and the innermost reused
+ * one are looked at otherwise.  Returns whether any frame may have one. */
+static int find_callbacks(const struct ts_cache *tc, struct raw_frame *walk,
+                          int n, unsigned same, int *kept)
+{
+    int found = 0;
+    *kept = tc && tc->ccall_gen == ccall_generation();
+    int from = *kept && same ? n - (int)same : n - 1;
+    for (int i = from; i >= 0; i--) {
+        struct raw_frame *a = &walk[i];
+        if (i == 0 || !a->info || !walk[i - 1].shims_below)
+            a->ccallee = NULL;
+        else
+            a->ccallee = ccall_callee(a);
+        found |= a->ccallee != NULL;
+    }
+    return found || (*kept && same && tc->markers);
+}
+
+/* Writes n resolved frames, the outermost at outermost and each next
+ * inner one step away, into the end of out[], with the C function each
+ * is calling where that called its callee back (marks: any frame may have
+ * one); frames not resolved (incomplete, innermost) are left out.
+ * *same_out: the written frames of the outermost same, with the C
+ * functions between them, which are what the thread's previous sample
+ * wrote when same_marks (else 0 when it may have written others).
+ * *written: the C functions written; none without room for them all
+ * under PP_MAX_DEPTH.  Returns the depth. */
+static int emit(const struct raw_frame *outermost, ptrdiff_t step,
+                unsigned n, unsigned same, int marks, int same_marks,
+                struct pyvm_frame *out, unsigned *same_out, unsigned *written)
+{
+    unsigned count = 0;
+    for (unsigned k = 0; marks && k + 1 < n; k++) {
+        const struct raw_frame *a = outermost + (ptrdiff_t)k * step;
+        count += a->info && a->ccallee && (a + step)->shims_below;
+    }
+    if (n + count > PP_MAX_DEPTH) {
+        count = 0;
+        same_marks = 0;          /* the last sample may have written some */
+    }
+    *written = count;
+    int kept = 0;
+    *same_out = 0;
+    for (unsigned k = 0; k < n; k++) {
+        const struct raw_frame *a = outermost + (ptrdiff_t)k * step;
+        if (!a->info)
+            continue;
+        out[PP_MAX_DEPTH - 1 - kept] =
+            (struct pyvm_frame){ .code = a->info, .line = a->line, .addr = a->addr };
+        kept++;
+        if (k + 1 == same)
+            *same_out = same_marks ? (unsigned)kept : 0;
+        if (count && a->ccallee && k + 1 < n && (a + step)->shims_below) {
+            out[PP_MAX_DEPTH - 1 - kept] =
+                (struct pyvm_frame){ .code = a->ccallee, .line = 0, .addr = 0 };
+            kept++;
+        }
+    }
+    return kept;
+}
+
+int resolve_emit_cached(const struct ts_cache *tc, struct pyvm_frame *out,
+                        unsigned *same_out)
+{
+    /* Names that may have been reused are left out, and then the sample
+     * may differ from the one before. */
+    int valid = tc->ccall_gen == ccall_generation();
+    unsigned written;
+    return emit(tc->frames, 1, tc->depth, tc->depth, valid && tc->markers,
+                valid || !tc->markers, out, same_out, &written);
+}
+
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
  * resolved for unchanged outer frames.  Returns the resolved depth
  * (incomplete frames dropped), -1 when a code object is unreadable. */
@@ -159,18 +240,18 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
         tc->depth = 0;
         return resolve(tc, walk, n, out, same_outer);
     }
+    int kept_marks;
+    int marks = find_callbacks(tc, walk, n, same, &kept_marks);
     /* out[] is filled from its end, outermost frame last, so that a
-     * thread's unchanged outer frames stay where they were (resolve_hit). */
-    int kept = 0;
-    for (int i = n - 1; i >= 0; i--)
-        if (walk[i].info) {
-            out[PP_MAX_DEPTH - 1 - kept].code = walk[i].info;
-            out[PP_MAX_DEPTH - 1 - kept].line = walk[i].line;
-            out[PP_MAX_DEPTH - 1 - kept].addr = walk[i].addr;
-            kept++;
-        }
-    /* Dropped incomplete frames are innermost: same_outer is unaffected. */
-    *same_outer = same;
+     * thread's unchanged outer frames stay where they were (resolve_hit).
+     * Dropped incomplete frames are innermost: same_outer is unaffected. */
+    unsigned written;
+    int kept = emit(&walk[n - 1], -1, (unsigned)n, same, marks, kept_marks, out,
+                    same_outer, &written);
+    /* What the thread's cache keeps must be what was written. */
+    if (marks && !written)
+        for (int i = 0; i < n; i++)
+            walk[i].ccallee = NULL;
 
     if (tc) {
         if (tc->cap < (unsigned)n) {
@@ -186,6 +267,11 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
             int from = trusted && codecache_evictions() == ev ? (int)same : 0;
             for (int i = from; i < n; i++)
                 tc->frames[i] = walk[n - 1 - i];
+            /* and what the reused ones are calling, as just written: the
+             * innermost was looked at again, or all of them */
+            int all = !kept_marks || (marks && !written);
+            for (int i = all ? 0 : from - 1; i >= 0 && i < from; i++)
+                tc->frames[i].ccallee = walk[n - 1 - i].ccallee;
             tc->depth = (unsigned)n;
             tc->evictions = codecache_evictions();
         } else {
@@ -197,6 +283,8 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
                 tc->depth = i;
                 break;
             }
+        tc->ccall_gen = ccall_generation();
+        tc->markers = written;
     }
     return kept;
 }
@@ -226,7 +314,9 @@ int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
                 unsigned *same_outer)
 {
     uint32_t ev = codecache_evictions();
-    if (tc->evictions != ev || !out_is_prev ||
+    /* Below the anchor out[] holds one frame for each of tc's: not so
+     * with C functions written between them. */
+    if (tc->evictions != ev || !out_is_prev || tc->markers ||
         tc->depth < base + 1 || base + (unsigned)n > PP_MAX_DEPTH)
         return -2;
     if (tc->cap < base + (unsigned)n) {
@@ -255,6 +345,10 @@ int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
         return -1;
     if (codecache_evictions() != ev)
         return -2;
+    for (int i = 1; i < n; i++)
+        if (walk[i].info && walk[i - 1].shims_below &&
+            (walk[i].ccallee = ccall_callee(&walk[i])) != NULL)
+            return -2;
     int kept = (int)base;
     for (int i = n - 1; i >= 0; i--)
         if (walk[i].info) {

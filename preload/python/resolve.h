@@ -33,6 +33,12 @@ int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
                 unsigned base, int out_is_prev, struct pyvm_frame *out,
                 unsigned *same_outer);
 
+/* Writes tc's resolved frames into the end of out[] as resolve() did
+ * (with the C functions that called back between them); *same_out: how
+ * many of them are as they were.  Returns the depth. */
+int resolve_emit_cached(const struct ts_cache *tc, struct pyvm_frame *out,
+                        unsigned *same_out);
+
 /* Appends tc->frames[0..base) below walk[0..n), unresolved; returns the
  * new depth. */
 int resolve_fill_below(const struct ts_cache *tc, struct raw_frame *walk,

@@ -28,6 +28,15 @@ struct ts_cache {
     uint32_t parked_tid;
     uintptr_t parked_top;
     struct gil_mark parked_mark;
+    /* The C function the innermost frame was calling (ccall.h), as of
+     * ccall generation leaf_gen: a parked thread is still calling it. */
+    struct code_info *leaf;
+    uint32_t leaf_gen;
+    /* frames[].ccallee are of ccall generation ccall_gen; markers: how
+     * many are set */
+    uint32_t ccall_gen;
+    unsigned markers;
+    unsigned out_depth;            /* frames the last sample wrote to out[] */
 };
 
 /* The code unit a frame stands on: 3.10's f_lasti, or from 3.11 its

@@ -35,6 +35,7 @@
 #include "base/thread_cpu.h"
 #include "guard/safe_read.h"
 #include "pyprof/format.h"
+#include "python/ccall.h"
 #include "python/codecache.h"
 #include "python/exc_state.h"
 #include "python/framecache.h"
@@ -193,6 +194,7 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
     rf->code &= ~L->code_tag_mask;
     rf->addr = f;
     rf->shims_below = 0;
+    rf->ccallee = NULL;
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;
@@ -947,8 +949,15 @@ void pyvm_on_reject(pyvm_reject_fn fn) { reject_fn = fn; }
 static void pass_on(uintptr_t tstate, const struct ts_cache *tc,
                     uint32_t prev_seq, const struct cpu_marks *cpu,
                     unsigned flags, int kept, unsigned same, uint64_t at,
-                    pyvm_thread_fn fn, void *ctx)
+                    struct code_info *leaf, pyvm_thread_fn fn, void *ctx)
 {
+    /* The C function the innermost frame is calling goes on top of it
+     * (python/ccall.h); the outer frames stay where they are in out[]. */
+    if (leaf && kept > 0 && kept < (int)PP_MAX_DEPTH) {
+        out[PP_MAX_DEPTH - 1 - kept] =
+            (struct pyvm_frame){ .code = leaf, .line = 0, .addr = 0 };
+        kept++;
+    }
     struct pyvm_thread th = {
         .at_ns = at,
         .tstate = tstate,
@@ -999,18 +1008,17 @@ static int sample_unrun(uintptr_t tstate, struct ts_cache *tc,
         return 0;
     uint32_t prev_seq = tc->seq;
     /* out[] still holds that sample when no other thread's came since. */
+    unsigned depth = tc->out_depth, same = depth;
     if (out_tstate != tstate || out_seq != prev_seq)
-        for (unsigned i = 0; i < tc->depth; i++) {
-            out[PP_MAX_DEPTH - 1 - i].code = tc->frames[i].info;
-            out[PP_MAX_DEPTH - 1 - i].line = tc->frames[i].line;
-            out[PP_MAX_DEPTH - 1 - i].addr = tc->frames[i].addr;
-        }
+        depth = (unsigned)resolve_emit_cached(tc, out, &same);
+    tc->out_depth = depth;
     tc->seen = tick_no;
     tc->seq = ++sample_seq;
     pass_on(tstate, tc, prev_seq, cpu,
             (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
             (tc->truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
-            (int)tc->depth, tc->depth, 0, fn, ctx);
+            (int)depth, same, 0,
+            tc->leaf_gen == ccall_generation() ? tc->leaf : NULL, fn, ctx);
     return 1;
 }
 
@@ -1090,7 +1098,8 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         /* The GIL quiet from its mark to now would show the walk read one
          * unmoving stack, and that stack the thread's until the GIL moves
          * (sample_unrun). */
-        if (tc && walk_mark.ok && kept > 0 && kept == (int)tc->depth &&
+        if (tc && walk_mark.ok && kept > 0 &&
+            kept == (int)(tc->depth + tc->markers) &&
             cpu.tid && cpu.tid != PYVM_TID_ENDED) {
             tc->parked = 1;
             tc->parked_mark = walk_mark.m;
@@ -1098,10 +1107,19 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             memcpy(&tc->parked_top, t + L->ts_frame, sizeof tc->parked_top);
             tc->truncated = (uint8_t)truncated;
         }
+        /* Only a whole stack's innermost frame: one whose callees were
+         * dropped as incomplete is not standing on a C call. */
+        struct code_info *leaf = kept > 0 && walk[0].info ?
+                                 ccall_callee(&walk[0]) : NULL;
+        if (tc) {
+            tc->leaf = leaf;
+            tc->leaf_gen = ccall_generation();
+            tc->out_depth = (unsigned)kept;
+        }
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
                 (truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
-                kept, same, walk_at_ns, fn, ctx);
+                kept, same, walk_at_ns, leaf, fn, ctx);
         return 1;
     }
     struct ts_cache *tc = ts_cache_for(tstate);

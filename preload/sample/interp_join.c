@@ -6,6 +6,7 @@
 
 #include "base/image_mem.h"
 #include "pyprof/format.h"
+#include "python/codecache.h"
 #include "sample/interp_join.h"
 #include "sample/pseudo_frames.h"
 
@@ -96,9 +97,27 @@ const struct pyvm_thread *interp_join_alone(const struct pyvm_thread *t)
     return &joined;
 }
 
+/* Whether t's innermost frame is a C function (python/ccall.h) other than
+ * one of _interpreters', which run code in a subinterpreter: a thread
+ * calling it is not inside a subinterpreter now, whatever state of its
+ * was read there earlier in the tick (it has returned meanwhile), and
+ * that state is dropped: it is the thread's moment before this one. */
+static int calls_other_c(const struct pyvm_thread *t)
+{
+    const struct code_info *c = t->depth ? t->frames[0].code : NULL;
+    return c && c->filename && !strcmp(c->filename, "~") &&
+           (!strncmp(c->qualname, "<built-in method ", 17) ||
+            !strncmp(c->qualname, "<method '", 9)) &&
+           strncmp(c->qualname, "<built-in method _interpreters.", 31);
+}
+
 const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
 {
     struct held *h = NULL;
+    if (calls_other_c(t)) {
+        interp_join_drop(t->native_tid, t->tstate);
+        return t;
+    }
     for (int i = 0; i < HELD_MAX && nheld && t->native_tid; i++)
         if (held[i].used && held[i].t.native_tid == t->native_tid &&
             held[i].t.tstate != t->tstate)

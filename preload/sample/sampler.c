@@ -180,9 +180,11 @@ static void clean_threads(void)
     threads_stale = 0;
 }
 
-static void os_thread_name(uint32_t tid, char *name, size_t cap)
+/* The OS's name of thread tid; for the main thread, when the program's
+ * was not found (threading not imported), threading's default. */
+static void os_thread_name(uint32_t tid, int program_named, char *name, size_t cap)
 {
-    if ((pid_t)tid == pp_state.pid) {
+    if ((pid_t)tid == pp_state.pid && !program_named) {
         snprintf(name, cap, "MainThread");
         return;
     }
@@ -214,7 +216,8 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
         s->name_due = tick_now + 1000000000ULL;
     }
     char py[WRITER_THREAD_NAME], os[WRITER_THREAD_NAME];
-    int found = tstate && thread_name_read(tstate, py, sizeof py) > 0;
+    int found = tstate && thread_name_read(tstate, (pid_t)s->tid == pp_state.pid,
+                                           py, sizeof py) > 0;
     uint64_t h = found ? pp_hash_bytes(py, strlen(py)) : 0;
     if (!first && h == s->name_hash)
         return;
@@ -222,7 +225,7 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
         return;                 /* a name once found is kept */
     s->name_hash = h;
     s->file_gen = writer_file_gen();
-    os_thread_name(s->tid, os, sizeof os);
+    os_thread_name(s->tid, found, os, sizeof os);
     writer_thread(s->idx, s->tid, found ? py : os, found ? os : NULL);
 }
 

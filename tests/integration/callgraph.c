@@ -19,8 +19,10 @@ struct cg_func {
 struct cg_edge {
     char caller[NAME_MAX_LEN], callee[NAME_MAX_LEN];
     long line;
-    int resume;
+    int resume;           /* 1: resume; 2: ccall, 3: awaits (callee empty) */
 };
+
+struct cg_task { char func[NAME_MAX_LEN], name[NAME_MAX_LEN]; };
 
 struct callgraph {
     char file[1024];
@@ -30,6 +32,8 @@ struct callgraph {
     size_t nedges;
     char (*entries)[NAME_MAX_LEN];
     size_t nentries;
+    struct cg_task *tasks;
+    size_t ntasks;
 };
 
 static void *grow(void *p, size_t n, size_t size)
@@ -62,6 +66,22 @@ static int parse_line(struct callgraph *g, const char *line)
         f->first = x;
         f->last = y;
         f->resumed = kind[0] == 'r';
+        return 0;
+    }
+    int ccall = sscanf(line, "ccall %127s %ld", a, &x) == 2;
+    if (ccall || sscanf(line, "awaits %127s %ld", a, &x) == 2) {
+        g->edges = grow(g->edges, g->nedges, sizeof *g->edges);
+        struct cg_edge *e = &g->edges[g->nedges++];
+        memcpy(e->caller, a, sizeof a);
+        e->callee[0] = 0;
+        e->line = x;
+        e->resume = ccall ? 2 : 3;
+        return 0;
+    }
+    if (sscanf(line, "task %127s %127[^\n]", a, b) == 2) {
+        g->tasks = grow(g->tasks, g->ntasks, sizeof *g->tasks);
+        memcpy(g->tasks[g->ntasks].func, a, sizeof a);
+        memcpy(g->tasks[g->ntasks++].name, b, sizeof b);
         return 0;
     }
     int resume = !strncmp(line, "resume ", 7);
@@ -118,6 +138,7 @@ void cg_free(struct callgraph *g)
     free(g->funcs);
     free(g->edges);
     free(g->entries);
+    free(g->tasks);
     free(g);
 }
 
@@ -160,6 +181,15 @@ static int has_edge(const struct callgraph *g, const char *caller, long line,
     return 0;
 }
 
+/* Whether a task named task (NULL: any) runs func. */
+static int runs_task(const struct callgraph *g, const char *func, const char *task)
+{
+    for (size_t i = 0; i < g->ntasks; i++)
+        if (!strcmp(g->tasks[i].func, func) && (!task || !strcmp(g->tasks[i].name, task)))
+            return 1;
+    return 0;
+}
+
 static int is_entry(const struct callgraph *g, const char *name)
 {
     for (size_t i = 0; i < g->nentries; i++)
@@ -173,9 +203,13 @@ static int is_entry(const struct callgraph *g, const char *name)
  * alone is the interpreter's, not the program's. */
 static int interpreter_own(const char *const *frames, size_t depth)
 {
-    for (size_t i = 0; i < depth; i++)
-        if (!strstr(frames[i], " (<frozen "))
+    for (size_t i = 0; i < depth; i++) {
+        size_t n = strlen(frames[i]);
+        /* the C functions they call (pyprof(7), "C calls") */
+        int c_call = i && n > 6 && !strcmp(frames[i] + n - 6, " (~:0)");
+        if (!strstr(frames[i], " (<frozen ") && !c_call)
             return 0;
+    }
     return depth > 0;
 }
 
@@ -201,12 +235,48 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
         depth--;
     if (from == depth)
         return CG_EMPTY;
+    /* What came since the last frame of the program: nothing, frames of
+     * other files (asyncio's event loop, what an await runs), or a task. */
+    enum { AFTER_PROGRAM, AFTER_FOREIGN, AFTER_TASK } after = AFTER_PROGRAM;
+    char task[NAME_MAX_LEN] = "";
     for (size_t i = from; i < depth; i++) {
         char name[NAME_MAX_LEN], file[1024];
         long line;
         *at = i;
         if (split(frames[i], name, file, &line) != 0)
             return CG_BAD_FRAME;
+        int pseudo = !strcmp(file, "~") && line == 0;
+        /* A C function: its caller's line must call one (or its caller
+         * is not the program's); the frame above it (a Python function it
+         * called back) is then checked against that caller, as if the C
+         * function were not there. */
+        if (pseudo && (!strncmp(name, "<built-in method ", 17) ||
+                       !strncmp(name, "<method '", 9))) {
+            if (i == from || after == AFTER_TASK ||
+                (after == AFTER_PROGRAM && !has_edge(g, caller, caller_line, "", 2)))
+                return CG_NOT_C_CALL;
+            continue;
+        }
+        /* A task: over the event loop's frames, or over a coroutine on a
+         * line where it awaits (and what that await runs). */
+        if (pseudo && !strncmp(name, "<task", 5) && g->ntasks) {
+            if (i == from || after == AFTER_TASK ||
+                (after == AFTER_PROGRAM && !has_edge(g, caller, caller_line, "", 3)))
+                return CG_NOT_TASK;
+            after = AFTER_TASK;
+            memcpy(task, name, sizeof name);
+            continue;
+        }
+        /* Frames of other files, in a program with tasks: the event loop,
+         * above a call of the program's (asyncio.run), and what an await
+         * runs, above the line that awaits. */
+        if (g->ntasks && strcmp(file, g->file) && i > from && after != AFTER_TASK) {
+            if (after == AFTER_PROGRAM && !has_edge(g, caller, caller_line, "", 2) &&
+                !has_edge(g, caller, caller_line, "", 3))
+                return CG_FOREIGN;
+            after = AFTER_FOREIGN;
+            continue;
+        }
         int module = !strcmp(name, "<module>");
         const struct cg_func *f = module ? NULL : func_of(g, name);
         if (strcmp(file, g->file) != 0 || (!module && !f))
@@ -219,11 +289,18 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
             return CG_LINE_OUTSIDE;
         if (i == 0 && !is_entry(g, name))
             return CG_NOT_ENTRY;
-        if (i > from) {
+        /* A task runs its own function; the event loop runs a task's
+         * function where the task was not read (before 3.14). */
+        if (after == AFTER_TASK && !runs_task(g, name, task))
+            return CG_NOT_TASK;
+        if (after == AFTER_FOREIGN && !runs_task(g, name, NULL))
+            return CG_NOT_TASK;
+        if (i > from && after == AFTER_PROGRAM) {
             int resumed = f && f->resumed;
             if (!has_edge(g, caller, caller_line, name, resumed))
                 return resumed ? CG_NOT_RESUMED : CG_NOT_CALLED;
         }
+        after = AFTER_PROGRAM;
         memcpy(caller, name, sizeof name);
         caller_line = line;
     }
@@ -241,6 +318,8 @@ const char *cg_verdict_name(enum cg_verdict v)
         [CG_NOT_ENTRY] = "outermost frame is not a thread entry",
         [CG_NOT_CALLED] = "caller's line does not call the frame above it",
         [CG_NOT_RESUMED] = "generator/coroutine under a line that does not resume it",
+        [CG_NOT_C_CALL] = "C function above a line that calls none",
+        [CG_NOT_TASK] = "task where nothing awaits it, or running another function",
     };
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
 }

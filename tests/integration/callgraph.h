@@ -12,11 +12,26 @@
  *                                      generator/coroutine is resumed
  *     call CALLER LINE CALLEE          CALLER's line LINE calls CALLEE
  *     resume CALLER LINE CALLEE        CALLER's line LINE resumes CALLEE
+ *     ccall CALLER LINE                CALLER's line LINE calls something
+ *                                      that is not one of the program's
+ *                                      functions (a builtin, a method)
+ *     awaits CALLER LINE               coroutine CALLER awaits on line LINE
+ *     task FUNC NAME                   an asyncio task named NAME (as the
+ *                                      sampler shows it: <task NAME>, or
+ *                                      <task>) runs coroutine FUNC
  * <module> is always a function (of any line).  A stack whose outermost
  * frame is pyprof-merge's "<truncated> (~:0)" (deeper than the sampler's
  * cap) is checked from its next frame on, which may be any function; one
  * whose innermost frame is "<GC> (~:0)" (the cyclic GC running on the
  * thread) is checked without it, as if the frame under it were innermost.
+ * A C function ("<built-in method ...> (~:0)", "<method '...' of '...'
+ * objects> (~:0)") must stand above a line with a ccall fact, and is
+ * otherwise passed over.  In a program with tasks, frames of other files
+ * may stand above a line that calls (asyncio.run: the event loop) or that
+ * awaits (what the await runs); a task ("<task NAME> (~:0)") above such
+ * frames or such a line; the frame above a task must be its function, and
+ * a program frame above other files' frames a task's function (a task
+ * the sampler did not read).
  * A stack made only of
  * frames of "<frozen ...>" files is the interpreter's own start-up
  * (zipimport, importlib called from C) and passes.
@@ -37,6 +52,10 @@ enum cg_verdict {
     CG_NOT_CALLED,       /* a caller's line does not call its callee      */
     CG_NOT_RESUMED,      /* a generator/coroutine under a line that does
                             not resume it                                 */
+    CG_NOT_C_CALL,       /* a C function above a line that calls none     */
+    CG_NOT_TASK,         /* a task where nothing awaits it, or a frame above
+                            one that is not the task's function          */
+    CG_VERDICTS          /* how many there are                            */
 };
 
 struct callgraph;

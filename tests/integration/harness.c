@@ -690,12 +690,27 @@ long pp_count_with(const struct pp_profile *p, const char *qualname)
     return n;
 }
 
+int pp_frame_is_c_call(const char *frame)
+{
+    size_t n = strlen(frame);
+    return n > 6 && !strcmp(frame + n - 6, " (~:0)") &&
+           (!strncmp(frame, "<built-in method ", 17) || !strncmp(frame, "<method '", 9));
+}
+
+const char *pp_stack_leaf(const struct pp_stack *s)
+{
+    size_t d = s->depth;
+    if (d >= 2 && pp_frame_is_c_call(s->frames[d - 1]))
+        d--;
+    return d ? s->frames[d - 1] : "";
+}
+
 long pp_count_leaf(const struct pp_profile *p, const char *qualname)
 {
     long n = 0;
     for (size_t i = 0; i < p->n; i++) {
         const struct pp_stack *s = &p->stacks[i];
-        if (s->depth && pp_frame_is(s->frames[s->depth - 1], qualname))
+        if (s->depth && pp_frame_is(pp_stack_leaf(s), qualname))
             n += s->count;
     }
     return n;
@@ -708,7 +723,7 @@ long pp_count_leaf_line(const struct pp_profile *p, const char *qualname,
     char file[1024];
     for (size_t i = 0; i < p->n; i++) {
         const struct pp_stack *s = &p->stacks[i];
-        const char *leaf = s->depth ? s->frames[s->depth - 1] : "";
+        const char *leaf = pp_stack_leaf(s);
         if (pp_frame_is(leaf, qualname) &&
             pp_frame_loc(leaf, file, sizeof file) == line)
             n += s->count;
@@ -735,7 +750,7 @@ long pp_top_self(const struct pp_profile *p, char *name, size_t size)
         const struct pp_stack *s = &p->stacks[i];
         if (!s->depth)
             continue;
-        const char *leaf = s->frames[s->depth - 1];
+        const char *leaf = pp_stack_leaf(s);
         const char *open = strstr(leaf, " (");
         size_t len = open ? (size_t)(open - leaf) : strlen(leaf);
         char q[512];

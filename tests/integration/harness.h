@@ -214,12 +214,20 @@ size_t pp_stack_count(const struct pp_stack *s, const char *qualname);
 /* Sum of the counts of the stacks that contain qualname ("total"). */
 long pp_count_with(const struct pp_profile *p, const char *qualname);
 
-/* Sum of the counts of the stacks whose innermost frame is qualname
- * ("self"). */
+/* 1 if frame is a C function's pseudo-frame (pyprof(7), "C calls"):
+ * "<built-in method ...> (~:0)" or "<method '...' of '...' objects> (~:0)". */
+int pp_frame_is_c_call(const char *frame);
+
+/* The innermost Python frame of s: its innermost frame, or the one under
+ * it where that is a C function the frame called (3.14+); "" if none. */
+const char *pp_stack_leaf(const struct pp_stack *s);
+
+/* Sum of the counts of the stacks whose innermost Python frame
+ * (pp_stack_leaf) is qualname ("self" of the line's time). */
 long pp_count_leaf(const struct pp_profile *p, const char *qualname);
 
-/* Sum of the counts of the stacks whose innermost frame is qualname at
- * line `line`. */
+/* Sum of the counts of the stacks whose innermost Python frame is
+ * qualname at line `line`. */
 long pp_count_leaf_line(const struct pp_profile *p, const char *qualname,
                         long line);
 

@@ -49,6 +49,13 @@ const char *pp_json_frame(const struct pp_json *stack, size_t i, const char *wha
     return s ? s : "";
 }
 
+int pp_json_frame_is_c_call(const struct pp_json *stack, size_t i)
+{
+    const char *name = pp_json_frame(stack, i, "name");
+    return !strcmp(pp_json_frame(stack, i, "file"), "~") &&
+           (!strncmp(name, "<built-in method ", 17) || !strncmp(name, "<method '", 9));
+}
+
 int pp_json_stack_has(const struct pp_json *stack, const char *fn)
 {
     const struct pp_json *frames = pp_json_get(stack, "frames");

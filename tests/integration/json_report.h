@@ -28,6 +28,11 @@ const struct pp_json *pp_json_stacks(const struct pp_python *py,
  * when there is none. */
 const char *pp_json_frame(const struct pp_json *stack, size_t i, const char *what);
 
+/* Whether frame i of stack is a C function's pseudo-frame (pyprof(7),
+ * "C calls"): file "~", named "<built-in method ...>" or "<method '...'
+ * of '...' objects>". */
+int pp_json_frame_is_c_call(const struct pp_json *stack, size_t i);
+
 /* Whether stack (one element of "stacks") has a frame named fn. */
 int pp_json_stack_has(const struct pp_json *stack, const char *fn);
 

@@ -8,7 +8,9 @@
  * down to Handle._run, <task> (the main task, unnamed), main at the line
  * where it awaits (the gather or the TaskGroup), asyncio's own frames of
  * that await (TaskGroup.__aexit__), <task NAME> of the task that burns,
- * its function (worker or locked), burn.  Before 3.14 tasks are not read,
+ * its function (worker or locked), burn (C functions' pseudo-frames
+ * aside).  Every stack must be one the program could have had (the call
+ * graph checker, callgraph.h).  Before 3.14 tasks are not read,
  * and the stacks must be what they always were.  The tasks mode's test
  * (async_wait.py) checks where pending tasks wait against the program's
  * own clock.
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "harness.h"
 #include "json_report.h"
 
@@ -37,11 +40,80 @@ static double frame_line(const struct pp_json *stack, size_t i)
                                                  : -2;
 }
 
+/* A stack without the pseudo-frames of C functions (pyprof(7), "C
+ * calls"): from 3.14 burn's loop calls time.perf_counter, and Handle._run
+ * runs the task's step through Context.run. */
+struct view { size_t d; size_t at[256]; const struct pp_json *s; };
+
+static void view_of(const struct pp_json *s, struct view *v)
+{
+    size_t n = pp_json_len(s, "frames");
+    v->s = s;
+    v->d = 0;
+    for (size_t i = 0; i < n && v->d < 256; i++)
+        if (!pp_json_frame_is_c_call(s, i))
+            v->at[v->d++] = i;
+}
+
+static const char *vname(const struct view *v, size_t i)
+{
+    return i < v->d ? frame_at(v->s, v->at[i], "name") : "";
+}
+
+static const char *vfile(const struct view *v, size_t i)
+{
+    return i < v->d ? frame_at(v->s, v->at[i], "file") : "";
+}
+
+static double vline(const struct view *v, size_t i)
+{
+    return i < v->d ? frame_line(v->s, v->at[i]) : -2;
+}
+
+/* Every stack of the profile in dir is one async_tasks.py could have had:
+ * its graph (stackstorm.py graph FILE: its calls, awaits and tasks)
+ * checked as callgraph.h says, the event loop's and asyncio's frames
+ * where the program calls asyncio.run or awaits. */
+static void expect_possible_stacks(const struct pp_python *py, const char *dir)
+{
+    struct pp_result r, rep;
+    const char *argv[] = { py->path, pp_script("stackstorm.py"), "graph",
+                           pp_script("async_tasks.py"), NULL };
+    pp_run(&r, argv, NULL, 60, NULL, NULL);
+    pp_expect_ok(py, &r, "stackstorm.py graph async_tasks.py");
+    char err[256];
+    struct callgraph *g = cg_parse(r.out, err, sizeof err);
+    pp_assert(py, g, "stackstorm.py graph async_tasks.py: %s", err);
+    pp_merge(&rep, "collapsed", NULL, dir);
+    struct pp_profile prof;
+    pp_parse_collapsed(py, &rep, &prof);
+    long bad = 0, shown = 0;
+    for (size_t i = 0; i < prof.n; i++) {
+        const struct pp_stack *s = &prof.stacks[i];
+        size_t at;
+        enum cg_verdict v = cg_check(g, (const char *const *)s->frames, s->depth, &at);
+        if (v == CG_OK)
+            continue;
+        if (shown++ < 3) {
+            fprintf(stderr, "[%s] impossible stack (%ld samples): %s at frame %zu:\n",
+                    py->label, s->count, cg_verdict_name(v), at);
+            for (size_t k = 0; k < s->depth; k++)
+                fprintf(stderr, "    %s\n", s->frames[k]);
+        }
+        bad += s->count;
+    }
+    pp_expect(py, bad == 0, "%ld of %ld samples are stacks async_tasks.py could never "
+              "have had (the first ones are on stderr)", bad, prof.total);
+    cg_free(g);
+}
+
 PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout = 120)
 {
     const char *dir = pp_tmpdir();
     struct pp_result run;
-    const char *args[] = { pp_script("async_tasks.py"), "1.5", NULL };
+    /* -S: no site, whose start-up stacks (.pth files run from C) are
+     * the interpreter's, not the program's, for the call-graph check */
+    const char *args[] = { "-S", pp_script("async_tasks.py"), "1.5", NULL };
     pp_run_python(&run, py, dir, TASK_HZ, NULL, args);
     pp_expect_ok(py, &run, "async_tasks.py");
     pp_assert(py, strstr(run.out, "tasks done"), "async_tasks.py printed: %s", run.out);
@@ -56,34 +128,36 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
     for (size_t i = 0; i < st->n; i++) {
         const struct pp_json *s = &st->items[i];
         double c = pp_json_num(s, "count", 0);
-        size_t d = pp_json_len(s, "frames");
+        struct view v;
+        view_of(s, &v);
+        size_t d = v.d;
         int has_task = 0;
         for (size_t k = 0; k < d && !has_task; k++)
-            has_task = !strncmp(frame_at(s, k, "name"), "<task", 5);
+            has_task = !strncmp(vname(&v, k), "<task", 5);
         with_task += has_task ? c : 0;
-        if (!d || strcmp(frame_at(s, d - 1, "name"), "burn"))
+        if (!d || strcmp(vname(&v, d - 1), "burn"))
             continue;
         burn += c;
         int ok = 0;
         if (tasks) {
             /* from the top: burn, its caller, the task, then asyncio's own
              * frames down to main, then <task> and Handle._run */
-            const char *fn = d >= 2 ? frame_at(s, d - 2, "name") : "";
-            const char *t = d >= 3 ? frame_at(s, d - 3, "name") : "";
+            const char *fn = d >= 2 ? vname(&v, d - 2) : "";
+            const char *t = d >= 3 ? vname(&v, d - 3) : "";
             int by_gather = !strcmp(t, "<task worker-a>") || !strcmp(t, "<task worker-b>");
             int in_group = !strcmp(t, "<task tg-worker>") || !strcmp(t, "<task locked>");
-            ok = d >= 6 && (by_gather || in_group) && !strcmp(frame_at(s, d - 3, "file"), "~") &&
+            ok = d >= 6 && (by_gather || in_group) && !strcmp(vfile(&v, d - 3), "~") &&
                  !strcmp(fn, strcmp(t, "<task locked>") ? "worker" : "locked");
             size_t k = d >= 4 ? d - 4 : 0;
-            while (ok && k > 0 && strcmp(frame_at(s, k, "name"), "main")) {
-                ok = strstr(frame_at(s, k, "file"), "/asyncio/") != NULL;
+            while (ok && k > 0 && strcmp(vname(&v, k), "main")) {
+                ok = strstr(vfile(&v, k), "/asyncio/") != NULL;
                 k--;
             }
-            ok = ok && k >= 2 && !strcmp(frame_at(s, k, "name"), "main") &&
-                 frame_line(s, k) == (double)(by_gather ? gather : group) &&
+            ok = ok && k >= 2 && !strcmp(vname(&v, k), "main") &&
+                 vline(&v, k) == (double)(by_gather ? gather : group) &&
                  (by_gather ? k == d - 4 : 1) &&
-                 !strcmp(frame_at(s, k - 1, "name"), "<task>") &&
-                 is_handle_run(frame_at(s, k - 2, "name"));
+                 !strcmp(vname(&v, k - 1), "<task>") &&
+                 is_handle_run(vname(&v, k - 2));
             a += ok && !strcmp(t, "<task worker-a>") ? c : 0;
             b += ok && !strcmp(t, "<task worker-b>") ? c : 0;
             grouped += ok && in_group ? c : 0;
@@ -92,9 +166,9 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
         /* the stack as it is without tasks: what every version before 3.14
          * has, and a 3.14+ sample whose task moved on between the reading
          * of the stack and of the task (pyprof(7)) */
-        int plain = !has_task && d >= 3 && (!strcmp(frame_at(s, d - 2, "name"), "worker") ||
-                                            !strcmp(frame_at(s, d - 2, "name"), "locked")) &&
-                    is_handle_run(frame_at(s, d - 3, "name"));
+        int plain = !has_task && d >= 3 && (!strcmp(vname(&v, d - 2), "worker") ||
+                                            !strcmp(vname(&v, d - 2), "locked")) &&
+                    is_handle_run(vname(&v, d - 3));
         if (!tasks)
             ok = plain;
         else if (plain)
@@ -104,8 +178,8 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
             size_t n = 0;
             for (size_t k = d > 7 ? d - 7 : 0; k < d && n + 2 < sizeof first_bad; k++)
                 n += (size_t)snprintf(first_bad + n, sizeof first_bad - n, "%s%s:%.0f",
-                                      n ? " > " : "", frame_at(s, k, "name"),
-                                      frame_line(s, k));
+                                      n ? " > " : "", vname(&v, k),
+                                      vline(&v, k));
         }
     }
     fprintf(stderr, "[%s] burn: %.0f samples, %.0f as expected (worker-a %.0f, "
@@ -133,6 +207,7 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
         pp_expect(py, grouped >= 0.15 * burn && lock_waiter >= 25, "in the TaskGroup "
                   "%.0f of %.0f samples of burn, under <task locked> %.0f", grouped, burn,
                   lock_waiter);
+        expect_possible_stacks(py, dir);
         struct pp_result rep;
         pp_merge(&rep, "collapsed", NULL, dir);
         pp_expect(py, strstr(rep.out, ";<task> (~:0);main (") &&
@@ -141,6 +216,7 @@ PP_TEST(asyncio, a_task_s_samples_stand_under_the_tasks_that_await_it, .timeout 
     } else {
         pp_expect(py, with_task == 0, "%.0f samples have a <task> frame before 3.14",
                   with_task);
+        expect_possible_stacks(py, dir);
     }
 }
 

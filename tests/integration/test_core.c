@@ -86,7 +86,7 @@ PP_TEST(core, a_cpu_burning_function_is_the_top_self_function_with_its_file_and_
               "%ld self samples of %ld", self, prof.total);
     for (size_t i = 0; i < prof.n; i++) {
         const struct pp_stack *s = &prof.stacks[i];
-        const char *leaf = s->frames[s->depth - 1];
+        const char *leaf = pp_stack_leaf(s);
         char file[1024];
         if (pp_frame_is(leaf, "burn")) {
             pp_frame_loc(leaf, file, sizeof file);

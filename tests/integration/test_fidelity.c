@@ -75,7 +75,7 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
     pp_merge(&rep, "collapsed", NULL, dir);
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
-    long bad = 0, by_kind[CG_NOT_RESUMED + 1] = { 0 };
+    long bad = 0, by_kind[CG_VERDICTS] = { 0 };
     for (size_t i = 0; i < prof.n; i++) {
         const struct pp_stack *s = &prof.stacks[i];
         size_t at;
@@ -91,7 +91,7 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
         }
         bad += s->count;
     }
-    for (int k = 0; k <= CG_NOT_RESUMED; k++)
+    for (int k = 0; k < CG_VERDICTS; k++)
         if (by_kind[k])
             fprintf(stderr, "[%s] %ld distinct stacks: %s\n", py->label,
                     by_kind[k], cg_verdict_name(k));
@@ -380,7 +380,7 @@ PP_TEST(fidelity, a_waiting_thread_is_sampled_where_it_waits_as_it_moves_from_wa
     long deep = 0;
     for (size_t i = 0; i < prof.n; i++)
         if (prof.stacks[i].depth &&
-            pp_frame_is(prof.stacks[i].frames[prof.stacks[i].depth - 1], "nap_deep") &&
+            pp_frame_is(pp_stack_leaf(&prof.stacks[i]), "nap_deep") &&
             pp_stack_count(&prof.stacks[i], "down") != 151)
             deep += prof.stacks[i].count;
     pp_expect(py, deep == 0, "%ld samples of nap_deep not under 151 calls of down",

@@ -1,8 +1,8 @@
 /*
  * test_gc.c — time in the cyclic garbage collector (pyprof(7), "Garbage
  * collection"): while it runs, the thread it runs on has the pseudo-frame
- * <GC> on top of the frame that started it, and the report counts those
- * samples.  tests/py/gc_churn.py measures its own time in gc.collect().
+ * <GC> on top of the frame that started it (from 3.14, of the C function
+ * that frame called), and the report counts those samples.  tests/py/gc_churn.py measures its own time in gc.collect().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +53,10 @@ static void check_gc(const struct pp_python *py, const char *mode,
          * the interpreter starts (an import's _call_with_frames_removed,
          * 3.12 at the module's first instruction). */
         const char *under = depth >= 2 ? frame_name(s, depth - 2) : "";
+        /* From 3.14 the C function the frame called (gc.collect) stands
+         * between them (pyprof(7), "C calls"). */
+        if (depth >= 3 && pp_json_frame_is_c_call(s, depth - 2))
+            under = frame_name(s, depth - 3);
         if (depth < 2 || strcmp(frame_name(s, depth - 1), "<GC>") ||
             (collect && right_above && strcmp(under, collector))) {
             misplaced += c;

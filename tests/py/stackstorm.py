@@ -1,7 +1,8 @@
 """Threads that change their stacks as fast as they can, and the program's
 own call graph to check every recorded stack against.
 
-    stackstorm.py graph            prints the call graph (reads this file)
+    stackstorm.py graph [FILE]     prints the call graph of this file, or
+                                   of FILE (tests/py/async_tasks.py)
     stackstorm.py run SECONDS [HZ] runs for SECONDS; with HZ, a copy of
                                    itself runs alongside with PYPROF_HZ=HZ
 
@@ -180,9 +181,8 @@ def run(seconds):
     wait_all()
 
 
-def graph():
+def graph(path):
     import ast
-    path = __file__
     with open(path) as f:
         src = f.read()
     tree = ast.parse(src)
@@ -203,16 +203,50 @@ def graph():
                 return name
         return "<module>"
 
+    ccalls = set()
+    # A coroutine given to asyncio.run or create_task runs in a task, not
+    # in the frame that made it: "task FUNC NAME" (NAME as the sampler
+    # names it, <task> for asyncio's default), and no call.
+    in_task = set()
     for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                node.func.attr in ("run", "create_task") and node.args and
+                isinstance(node.args[0], ast.Call) and
+                isinstance(node.args[0].func, ast.Name) and
+                node.args[0].func.id in funcs):
+            name = [k.value.value for k in node.keywords
+                    if k.arg == "name" and isinstance(k.value, ast.Constant)]
+            print("task", node.args[0].func.id,
+                  "<task %s>" % name[0] if name else "<task>")
+            in_task.add(id(node.args[0]))
+        # an import runs the import machinery and the module's code
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            ccalls.add((owner(node.lineno), node.lineno))
+        # a line where a coroutine awaits: its frame stands there while
+        # what it awaits runs (asyncio's frames, or another task)
+        if isinstance(node, (ast.Await, ast.AsyncWith, ast.AsyncFor)):
+            print("awaits", owner(node.lineno), node.lineno)
+    for node in ast.walk(tree):
+        # a with statement calls its context manager's __enter__ and
+        # __exit__ on its own line
+        if isinstance(node, ast.With):
+            ccalls.add((owner(node.lineno), node.lineno))
         if not isinstance(node, ast.Call):
             continue
         f = node.func
+        if id(node) in in_task:
+            continue
         if isinstance(f, ast.Name) and f.id in funcs:
             assert node.lineno == node.end_lineno, node.lineno
             print("call", owner(node.lineno), node.lineno, f.id)
+        else:
+            for no in range(node.lineno, node.end_lineno + 1):
+                ccalls.add((owner(no), no))
         if (isinstance(f, ast.Attribute) and f.attr == "start_new_thread" and
                 isinstance(node.args[0], ast.Name)):
             print("entry", node.args[0].id)
+    for name, no in sorted(ccalls):
+        print("ccall", name, no)
     for no, text in enumerate(src.splitlines(), 1):
         if "# resumes: " in text and not text.lstrip().startswith(("#", '"')):
             for name in text.split("# resumes: ")[1].split():
@@ -221,7 +255,7 @@ def graph():
 
 if __name__ == "__main__":
     if sys.argv[1] == "graph":
-        graph()
+        graph(sys.argv[2] if len(sys.argv) > 2 else __file__)
     else:
         child = start_copy(int(sys.argv[3])) if len(sys.argv) > 3 else None
         run(float(sys.argv[2]))

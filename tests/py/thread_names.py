@@ -4,7 +4,8 @@ Runs, each spinning in spin_named for SECONDS: a thread named
 "io-worker-1"; one with a 40-character name; one with threading's default
 name ("Thread-N (spin_named)"); one that starts as "before-rename" and
 renames itself "after-rename" a third of the way in; and the two workers
-of a ThreadPoolExecutor with the prefix "pool" ("pool_0", "pool_1").
+of a ThreadPoolExecutor with the prefix "pool" ("pool_0", "pool_1"); the
+main thread renames itself "main-renamed" first.
 Prints "thread TID NAME" for each, with the name it ended with.
 """
 import sys
@@ -13,6 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 SECONDS = float(sys.argv[1])
+threading.current_thread().name = "main-renamed"
 lock = threading.Lock()
 seen = []
 
@@ -46,4 +48,6 @@ with ThreadPoolExecutor(max_workers=2, thread_name_prefix="pool") as ex:
         f.result()
 for t in threads:
     t.join()
+seen.append("thread %d %s" % (threading.get_native_id(),
+                               threading.current_thread().name))
 print("\n".join(seen))

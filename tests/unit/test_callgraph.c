@@ -23,7 +23,9 @@ static const char graph[] =
     "resume pipeline 42 evens\n"
     "call pipeline 44 fib\n"
     "call worker 52 pipeline\n"
-    "call <module> 60 worker\n";
+    "call <module> 60 worker\n"
+    "ccall pipeline 42\n"
+    "ccall pipeline 43\n";
 
 static struct callgraph *g;
 
@@ -113,6 +115,80 @@ Test(callgraph, a_generator_under_a_frame_that_does_not_resume_it)
           "evens (/t/p.py:31)");
     /* A generator straight under the thread's entry line that calls. */
     CHECK(CG_NOT_RESUMED, 1, "worker (/t/p.py:52)", "numbers (/t/p.py:22)");
+}
+
+/* A C function stands on a line that calls one, innermost or between
+ * its caller and the generator it resumed; it is passed over otherwise. */
+Test(callgraph, a_c_function_stands_on_a_line_that_calls_one)
+{
+    CHECK(CG_OK, 0, "worker (/t/p.py:52)", "pipeline (/t/p.py:43)",
+          "<built-in method time.sleep> (~:0)");
+    CHECK(CG_OK, 0, "worker (/t/p.py:52)", "pipeline (/t/p.py:42)",
+          "<built-in method builtins.next> (~:0)", "evens (/t/p.py:31)");
+    CHECK(CG_OK, 0, "worker (/t/p.py:52)", "pipeline (/t/p.py:43)",
+          "<method 'join' of 'str' objects> (~:0)", "<GC> (~:0)");
+    /* line 44 calls only fib */
+    CHECK(CG_NOT_C_CALL, 2, "worker (/t/p.py:52)", "pipeline (/t/p.py:44)",
+          "<built-in method time.sleep> (~:0)");
+    /* the generator must still be one the line resumes */
+    CHECK(CG_NOT_RESUMED, 3, "worker (/t/p.py:52)", "pipeline (/t/p.py:43)",
+          "<built-in method builtins.next> (~:0)", "evens (/t/p.py:31)");
+    CHECK(CG_NOT_C_CALL, 0, "<built-in method time.sleep> (~:0)");
+}
+
+/* A miniature of tests/py/async_tasks.py's graph. */
+static const char async_graph[] =
+    "file /t/a.py\n"
+    "entry <module>\n"
+    "func burn 1 5 called\n"
+    "func worker 10 14 resumed\n"
+    "func main 20 30 resumed\n"
+    "awaits worker 13\n"
+    "awaits main 22\n"
+    "awaits main 25\n"
+    "task main <task>\n"
+    "task worker <task worker-a>\n"
+    "call worker 12 burn\n"
+    "ccall <module> 40\n"
+    "ccall burn 3\n";
+
+Test(callgraph, tasks_stand_over_the_loop_or_an_await_and_run_their_function)
+{
+    char err[256];
+    struct callgraph *a = cg_parse(async_graph, err, sizeof err);
+    cr_assert(a, "%s", err);
+    struct callgraph *keep = g;
+    g = a;
+    /* the loop, the main task at its await, the worker's task */
+    CHECK(CG_OK, 0, "<module> (/t/a.py:40)", "run (/usr/lib/asyncio/runners.py:5)",
+          "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "<method 'run' of '_contextvars.Context' objects> (~:0)", "<task> (~:0)",
+          "main (/t/a.py:22)", "<task worker-a> (~:0)", "worker (/t/a.py:12)",
+          "burn (/t/a.py:3)", "<built-in method time.perf_counter> (~:0)");
+    /* what an await runs, then the task it waits on */
+    CHECK(CG_OK, 0, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "<task> (~:0)", "main (/t/a.py:25)",
+          "TaskGroup.__aexit__ (/usr/lib/asyncio/taskgroups.py:70)",
+          "<task worker-a> (~:0)", "worker (/t/a.py:12)");
+    /* a task's function run by the loop where the task was not read */
+    CHECK(CG_OK, 0, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "worker (/t/a.py:12)", "burn (/t/a.py:2)");
+    /* a task above a line that does not await */
+    CHECK(CG_NOT_TASK, 6, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "<task> (~:0)", "main (/t/a.py:22)", "<task worker-a> (~:0)",
+          "worker (/t/a.py:12)", "<task> (~:0)");
+    /* a task running another function */
+    CHECK(CG_NOT_TASK, 3, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "<task worker-a> (~:0)", "main (/t/a.py:22)");
+    /* the loop running a function that is no task's */
+    CHECK(CG_NOT_TASK, 2, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "burn (/t/a.py:2)");
+    /* another file's frame above a line that neither calls nor awaits */
+    CHECK(CG_FOREIGN, 5, "<module> (/t/a.py:40)", "Handle._run (/usr/lib/asyncio/events.py:9)",
+          "<task worker-a> (~:0)", "worker (/t/a.py:12)", "burn (/t/a.py:2)",
+          "helper (/usr/lib/x.py:1)");
+    g = keep;
+    cg_free(a);
 }
 
 Test(callgraph, frames_of_other_files_functions_or_lines_are_caught)

@@ -107,13 +107,13 @@ static void use(const struct py_layout *l)
     codecache_reset();
     codecache_types((uintptr_t)&code_type, (uintptr_t)&str_type, (uintptr_t)&bytes_type);
     codecache_new_tick();
-    thread_name_attach(l, (uintptr_t)&str_type);
+    thread_name_attach(l, (uintptr_t)&str_type, 0);
 }
 
 static void expect_name(uintptr_t ts, const char *want)
 {
     char got[64];
-    int n = thread_name_read(ts, got, sizeof got);
+    int n = thread_name_read(ts, 0, got, sizeof got);
     cr_assert_eq(n, (int)strlen(want), "3.%d: read %d bytes", L->minor, n);
     cr_expect_str_eq(got, want);
 }
@@ -180,17 +180,17 @@ Test(thread_name, a_thread_without_bootstrap_inner_or_with_garbage_has_none)
     char got[64];
     /* _name that is not a str */
     put(self, -24, (uintptr_t)values((uintptr_t)self) - 1);
-    cr_expect_eq(thread_name_read(ts, got, sizeof got), -1);
+    cr_expect_eq(thread_name_read(ts, 0, got, sizeof got), -1);
     /* an instance storage pointing nowhere */
     put(self, -24, 0x10);
-    cr_expect_eq(thread_name_read(ts, got, sizeof got), -1);
+    cr_expect_eq(thread_name_read(ts, 0, got, sizeof got), -1);
     /* no such frame: a thread state with one frame of other code */
     uint8_t *f = block(512), *t2 = block(1024), *cf = block(64);
     put(f, L->fr_code, (uintptr_t)code("main", "/app/main.py"));
     put(cf, L->cframe_current, (uintptr_t)f);
     put(t2, L->ts_frame, (uintptr_t)cf);
-    cr_expect_eq(thread_name_read((uintptr_t)t2, got, sizeof got), -1);
+    cr_expect_eq(thread_name_read((uintptr_t)t2, 0, got, sizeof got), -1);
     /* a frame chain that loops */
     put(f, L->fr_previous, (uintptr_t)f);
-    cr_expect_eq(thread_name_read((uintptr_t)t2, got, sizeof got), -1);
+    cr_expect_eq(thread_name_read((uintptr_t)t2, 0, got, sizeof got), -1);
 }

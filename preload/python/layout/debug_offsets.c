@@ -14,12 +14,14 @@
 #include "python/layout/layout.h"
 #include "guard/safe_read.h"
 
-/* Position of each field inside _Py_DebugOffsets. */
+/* Position of each field inside _Py_DebugOffsets (is_modules: its
+ * interpreter_state.imports_modules, which 3.13.0, 3.14.10 and 3.15.2
+ * give as where sys.modules is, read with ctypes). */
 struct dbg_positions {
     int minor;
     uint32_t struct_size;
     uint32_t rt_finalizing, rt_interp_head;
-    uint32_t is_id, is_next, is_threads_head, is_gil_ptr, is_gc;
+    uint32_t is_id, is_next, is_threads_head, is_gil_ptr, is_gc, is_modules;
     uint32_t gc_collecting;
     uint32_t ts_size, ts_next, ts_interp, ts_current_frame, ts_thread_id,
              ts_native_tid;
@@ -53,7 +55,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 13, .struct_size = 584,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 112,
-      .is_gc = 80, .gc_collecting = 576,
+      .is_gc = 80, .is_modules = 88, .gc_collecting = 576,
       .ts_size = 152, .ts_next = 168, .ts_interp = 176,
       .ts_current_frame = 184, .ts_thread_id = 192, .ts_native_tid = 200,
       .fr_size = 224, .fr_previous = 232, .fr_executable = 240,
@@ -69,7 +71,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 14, .struct_size = 760,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
-      .is_gc = 88, .gc_collecting = 656,
+      .is_gc = 88, .is_modules = 96, .gc_collecting = 656,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_thread_id = 216, .ts_native_tid = 224,
       .fr_size = 248, .fr_previous = 256, .fr_executable = 264,
@@ -92,7 +94,7 @@ static const struct dbg_positions positions[] = {
     { .minor = 15, .struct_size = 888,
       .rt_finalizing = 32, .rt_interp_head = 40,
       .is_id = 56, .is_next = 64, .is_threads_head = 72, .is_gil_ptr = 120,
-      .is_gc = 88, .gc_collecting = 760,
+      .is_gc = 88, .is_modules = 96, .gc_collecting = 760,
       .ts_size = 176, .ts_next = 192, .ts_interp = 200,
       .ts_current_frame = 208, .ts_last_profiled = 224,
       .ts_last_profiled_seq = 232, .ts_thread_id = 240, .ts_native_tid = 248,
@@ -162,6 +164,9 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
      * off rather than refusing the interpreter. */
     uint64_t gc = field(raw, p->is_gc) + field(raw, p->gc_collecting);
     l->is_gc_collecting = gc < (1u << 20) ? (uint32_t)gc : 0;
+    /* Only the main thread's name needs it: off rather than refused. */
+    uint64_t modules = field(raw, p->is_modules);
+    l->is_modules = modules < (1u << 20) ? (uint32_t)modules : 0;
     l->gil_holder = 8;       /* _gil_runtime_state: last_holder, locked */
     l->gil_locked = 16;
     l->gil_switches = 24;    /* switch_number (GIL builds)               */
@@ -262,6 +267,20 @@ int debug_offsets_layout(uintptr_t runtime, int minor, struct py_layout *l,
     /* Only thread names need it: off rather than refused. */
     if (l->attr.fr_localsplus >= fr_size + 8 || l->attr.fr_localsplus < 8)
         l->attr.fr_localsplus = 0;
+    /* Only C calls need these (python/ccall.c): off rather than refused.
+     * The code object's co_exceptiontable, co_stacksize and co_nlocalsplus
+     * are not in the debug offsets: 3.14.10's and 3.15.2's headers, and
+     * their code objects read with ctypes, agree on 40, 64 and 72. */
+    if (p->fr_stackpointer && !free_threaded && l->attr.fr_localsplus) {
+        l->stack = minor == 14 ? &stack_314 : &stack_315;
+        l->fr_stackpointer = (uint32_t)field(raw, p->fr_stackpointer);
+        l->fr_localsplus = l->attr.fr_localsplus;
+        l->co_exceptiontable = 40;
+        l->co_stacksize = 64;
+        l->co_nlocalsplus = 72;
+        if (l->fr_stackpointer + 8 > fr_size || l->co_nlocalsplus + 4 > co_size)
+            l->stack = NULL;
+    }
     if (l->ts_read > ts_size || l->fr_read > fr_size + 8 ||
         l->co_code_adaptive > co_size || ts_size > 65536 || co_size > 4096 ||
         l->ts_read > 4096 || l->fr_read > 512 || compact < ascii ||

@@ -10,6 +10,8 @@
  *   debug_offsets.c  3.13-3.15  built from the runtime's own _Py_DebugOffsets,
  *                           with one mirror of that struct per minor
  *   opcodes.c        3.10-3.15  opcode sizes and the families that call
+ *   stack_effects.c  3.14-3.15  each opcode's family, stack effect and jump,
+ *                           for the depth of a frame's stack at its calls
  */
 #ifndef PYPROF_LAYOUT_H
 #define PYPROF_LAYOUT_H
@@ -83,6 +85,33 @@ struct task_layout {
     int8_t executing;            /* FRAME_EXECUTING                          */
 };
 
+/* Per opcode (stack_effects.c): its family, how it changes the depth of
+ * the value stack, and where control goes after it (python/stackdepth.c).
+ * flags 0: an opcode the table does not know. */
+enum stack_form {
+    SE_CONST = 1,        /* push                                          */
+    SE_MINUS_N,          /* push - oparg                                  */
+    SE_MINUS_2N,         /* push - 2 * oparg                              */
+    SE_PLUS_N,           /* push + oparg                                  */
+    SE_PLUS_BIT0,        /* push + (oparg & 1)                            */
+    SE_MINUS_BIT0,       /* push - (oparg & 1)                            */
+    SE_UNPACK_EX,        /* push + (oparg & 0xff) + (oparg >> 8)          */
+};
+#define SE_FORM  0x07
+#define SF_FWD   0x08    /* also jumps oparg units past the instruction   */
+#define SF_BACK  0x10    /* also jumps oparg units back from its end      */
+#define SF_STOP  0x20    /* never falls through to the next instruction   */
+struct stack_op {
+    uint8_t base;        /* the family's (unspecialized) opcode           */
+    int8_t push;
+    uint8_t flags;       /* stack_form | SF_*                             */
+};
+struct stack_table {
+    uint8_t extended_arg, call, call_kw, call_ex;
+    struct stack_op op[256];
+};
+extern const struct stack_table stack_314, stack_315;
+
 /* How an instance keeps its attributes, and what a dict is like: for
  * reading the name of a threading.Thread (python/thread_name.c). */
 enum inst_kind {
@@ -125,6 +154,7 @@ struct py_layout {
     uint32_t is_threads_head;
     uint32_t is_id;              /* int64 id: 0 = the main interpreter        */
     uint32_t is_gc_collecting;   /* int, nonzero while the cyclic GC runs   */
+    uint32_t is_modules;         /* sys.modules (a dict); 0 = not known     */
     uint32_t is_gil_ptr;         /* GIL_STRUCT_PTR: pointer to the gil state */
     uint32_t gil_holder;         /* inside _gil_runtime_state                */
     uint32_t gil_locked;
@@ -184,6 +214,14 @@ struct py_layout {
     /* 3.10: EXTENDED_ARG, whose run belongs to the instruction after it:
      * f_lasti stands on the run's first unit (else 0). */
     uint8_t op_prefix;
+    /* 3.14+: what finds the C function a frame stands calling
+     * (python/ccall.c): the opcodes' stack effects (NULL: not read), the
+     * frame's spilled stack pointer and first local, and the code
+     * object's stack size, fast-local count and exception table. */
+    const struct stack_table *stack;
+    uint32_t fr_stackpointer, fr_localsplus;
+    uint32_t co_stacksize, co_nlocalsplus, co_exceptiontable;
+
     /* 3.11: _PyInterpreterFrame.is_entry, set on a frame entered from C
      * (no shim frames mark that); 0 = none. */
     uint32_t fr_is_entry;

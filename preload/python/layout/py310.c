@@ -13,6 +13,7 @@ const struct py_layout py310_layout = {
     .rt_gil = 352, .gil_holder = 8, .gil_locked = 16, .gil_switches = 24,
     .is_next = 0, .is_threads_head = 8, .is_id = 24,
     .is_gc_collecting = 816,
+    .is_modules = 856,            /* sys.modules; also read with ctypes */
 
     .ts_read = 184, .ts_next = 8, .ts_interp = 16, .ts_frame = 24,
     .ts_native_tid = 0, .ts_thread_id = 176,

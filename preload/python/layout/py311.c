@@ -13,6 +13,7 @@ const struct py_layout py311_layout = {
     .rt_gil = 360, .gil_holder = 8, .gil_locked = 16, .gil_switches = 24,
     .is_next = 0, .is_threads_head = 16, .is_id = 48,
     .is_gc_collecting = 848,
+    .is_modules = 888,            /* sys.modules; also read with ctypes */
 
     .ts_read = 168, .ts_next = 8, .ts_interp = 16, .ts_frame = 56,
     .cframe_current = 8, .ts_native_tid = 160, .ts_thread_id = 152,

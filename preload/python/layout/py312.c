@@ -12,6 +12,7 @@ const struct py_layout py312_layout = {
     .rt_finalizing = 24, .rt_interp_head = 40,
     .is_next = 0, .is_threads_head = 72, .is_id = 8,
     .is_gc_collecting = 312,
+    .is_modules = 944,            /* sys.modules; also read with ctypes */
     .is_gil_ptr = 384, .gil_holder = 8, .gil_locked = 16,
     .gil_switches = 24,
 
