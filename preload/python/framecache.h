@@ -50,9 +50,6 @@ struct raw_frame {
     int32_t line;
     int16_t owner;        /* 3.11+: who owns the frame; -1 for 3.10 */
     uint16_t shims_below; /* entry frames between this one and its caller */
-    /* 3.14+: the C function this frame is calling, which called the next
-     * inner frame back (python/ccall.h); NULL: none, or not known */
-    struct code_info *ccallee;
 };
 
 /* One thread state's anchor, as pyprof knows it. */

@@ -53,7 +53,6 @@ static unsigned reuse_outer(const struct ts_cache *tc, struct raw_frame *walk,
         if (!a->info)              /* evicted meanwhile: resolve afresh */
             return i;
         a->line = tc->frames[i].line;
-        a->ccallee = tc->frames[i].ccallee;
     }
     return same;
 }
@@ -139,53 +138,77 @@ static int callers_can_call(const struct raw_frame *walk, int n,
     return 1;
 }
 
-/* The C function each caller in walk[0..n) is calling where its callee
- * was entered from C (ccall.h).  A caller whose callee is reused too
- * keeps what it had (reuse_outer copied it from the thread's cache, which
- * holds what its last sample wrote): the two are one call that has not
- * moved (same as frames' names, pyprof(7) "Consistent stacks"), unless
- * the names it pointed to may have been reused (*kept cleared: all are
- * looked at again).  Only the frames read anew and the innermost reused
- * one are looked at otherwise.  Returns whether any frame may have one. */
-static int find_callbacks(const struct ts_cache *tc, struct raw_frame *walk,
-                          int n, unsigned same, int *kept)
+/* What each frame of the sample being resolved is calling where its
+ * callee was entered from C (ccall.h), outermost first: mk[k] for frame
+ * k, from `lo` on; below lo, the thread's cache's (tc->cc), or none. */
+static struct code_info **mk;
+static size_t mk_cap;
+
+/* Fills mk[lo..n) for walk[0..n) (innermost first).  A caller whose
+ * callee is reused too keeps what it had (the thread's cache holds what
+ * its last sample wrote): the two are one call that has not moved (same
+ * as frames' names, pyprof(7) "Consistent stacks"); so with kept, only
+ * the frames read anew and the innermost reused one are looked at (lo),
+ * and without (the names it pointed to may have been reused), all of
+ * them.  Returns whether any was found. */
+static int find_callbacks(const struct raw_frame *walk, int n, unsigned lo)
 {
-    int found = 0;
-    *kept = tc && tc->ccall_gen == ccall_generation();
-    int from = *kept && same ? n - (int)same : n - 1;
-    for (int i = from; i >= 0; i--) {
-        struct raw_frame *a = &walk[i];
-        if (i == 0 || !a->info || !walk[i - 1].shims_below)
-            a->ccallee = NULL;
-        else
-            a->ccallee = ccall_callee(a);
-        found |= a->ccallee != NULL;
+    if (mk_cap < (size_t)n) {
+        struct code_info **m = realloc(mk, (size_t)n * sizeof *m);
+        if (!m)
+            return -1;
+        mk = m;
+        mk_cap = (size_t)n;
     }
-    return found || (*kept && same && tc->markers);
+    int found = 0;
+    for (int k = (int)lo; k < n; k++) {
+        int i = n - 1 - k;
+        mk[k] = i == 0 || !walk[i].info || !walk[i - 1].shims_below ? NULL
+                : ccall_callee(&walk[i]);
+        found |= mk[k] != NULL;
+    }
+    return found;
+}
+
+struct marks {
+    unsigned lo;                   /* mk[] from here on, cc below        */
+    struct code_info *const *cc;   /* the thread's cache's, or NULL      */
+    int any;                       /* any frame may have one             */
+    int same;                      /* those below lo are the last sample's */
+};
+
+/* The C function frame k (a, outermost first, and a + step its callee)
+ * is calling where that called its callee back, or NULL. */
+static struct code_info *mark_of(const struct marks *m, unsigned k, unsigned n,
+                                 const struct raw_frame *a, ptrdiff_t step)
+{
+    if (!m->any || k + 1 >= n || !a->info || !(a + step)->info ||
+        !(a + step)->shims_below)
+        return NULL;
+    return k < m->lo ? (m->cc ? m->cc[k] : NULL) : mk[k];
 }
 
 /* Writes n resolved frames, the outermost at outermost and each next
  * inner one step away, into the end of out[], with the C function each
- * is calling where that called its callee back (marks: any frame may have
- * one); frames not resolved (incomplete, innermost) are left out.
- * *same_out: the written frames of the outermost same, with the C
- * functions between them, which are what the thread's previous sample
- * wrote when same_marks (else 0 when it may have written others).
- * *written: the C functions written; none without room for them all
- * under PP_MAX_DEPTH.  Returns the depth. */
+ * is calling where that called its callee back (m); frames not resolved
+ * (incomplete, innermost) are left out.  *same_out: the written frames of
+ * the outermost same, with the C functions between them, which are what
+ * the thread's previous sample wrote when m->same (else 0 when it may
+ * have written others).  *written: the C functions written; none without
+ * room for them all under PP_MAX_DEPTH.  Returns the depth. */
 static int emit(const struct raw_frame *outermost, ptrdiff_t step,
-                unsigned n, unsigned same, int marks, int same_marks,
+                unsigned n, unsigned same, struct marks *m,
                 struct pyvm_frame *out, unsigned *same_out, unsigned *written)
 {
     unsigned count = 0;
-    for (unsigned k = 0; marks && k + 1 < n; k++) {
-        const struct raw_frame *a = outermost + (ptrdiff_t)k * step;
-        count += a->info && a->ccallee && (a + step)->shims_below;
-    }
+    for (unsigned k = 0; m->any && k + 1 < n; k++)
+        count += mark_of(m, k, n, outermost + (ptrdiff_t)k * step, step) != NULL;
     if (n + count > PP_MAX_DEPTH) {
         count = 0;
-        same_marks = 0;          /* the last sample may have written some */
+        m->any = 0;
+        m->same = 0;             /* the last sample may have written some */
     }
+    m->any = m->any && count;
     *written = count;
     int kept = 0;
     *same_out = 0;
@@ -197,10 +220,11 @@ static int emit(const struct raw_frame *outermost, ptrdiff_t step,
             (struct pyvm_frame){ .code = a->info, .line = a->line, .addr = a->addr };
         kept++;
         if (k + 1 == same)
-            *same_out = same_marks ? (unsigned)kept : 0;
-        if (count && a->ccallee && k + 1 < n && (a + step)->shims_below) {
+            *same_out = m->same ? (unsigned)kept : 0;
+        struct code_info *c = m->any ? mark_of(m, k, n, a, step) : NULL;
+        if (c) {
             out[PP_MAX_DEPTH - 1 - kept] =
-                (struct pyvm_frame){ .code = a->ccallee, .line = 0, .addr = 0 };
+                (struct pyvm_frame){ .code = c, .line = 0, .addr = 0 };
             kept++;
         }
     }
@@ -212,10 +236,31 @@ int resolve_emit_cached(const struct ts_cache *tc, struct pyvm_frame *out,
 {
     /* Names that may have been reused are left out, and then the sample
      * may differ from the one before. */
-    int valid = tc->ccall_gen == ccall_generation();
+    int valid = tc->ccall_gen == ccall_generation() && tc->cc;
+    struct marks m = { .lo = tc->depth, .cc = valid ? tc->cc : NULL,
+                       .any = valid && tc->markers,
+                       .same = valid || !tc->markers };
     unsigned written;
-    return emit(tc->frames, 1, tc->depth, tc->depth, valid && tc->markers,
-                valid || !tc->markers, out, same_out, &written);
+    return emit(tc->frames, 1, tc->depth, tc->depth, &m, out, same_out, &written);
+}
+
+/* Keeps in tc what each of its frames (outermost first, n) was written
+ * calling (m, whose cc may be tc's own); 0 when there is no room. */
+static int keep_marks(struct ts_cache *tc, struct marks *m, unsigned n)
+{
+    if (tc->cc_cap < n) {
+        int own = m->cc && m->cc == tc->cc;
+        struct code_info **cc = realloc(tc->cc, (size_t)n * sizeof *cc);
+        if (!cc)
+            return 0;
+        tc->cc = cc;
+        tc->cc_cap = n;
+        if (own)
+            m->cc = cc;
+    }
+    for (unsigned k = 0; k < n; k++)
+        tc->cc[k] = mark_of(m, k, n, &tc->frames[k], 1);
+    return 1;
 }
 
 /* Resolves walk[0..n) into out[], reusing what the tstate's previous sample
@@ -240,18 +285,27 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
         tc->depth = 0;
         return resolve(tc, walk, n, out, same_outer);
     }
-    int kept_marks;
-    int marks = find_callbacks(tc, walk, n, same, &kept_marks);
+    /* What the reused frames were calling is the cache's while its names
+     * hold; else every frame is looked at again. */
+    int kept = tc && tc->ccall_gen == ccall_generation() &&
+               (!tc->markers || tc->cc);
+    struct marks m = { .lo = kept && same ? same - 1 : 0,
+                       .cc = kept && tc->markers ? tc->cc : NULL,
+                       .same = kept || !tc || !tc->markers };
+    int found = find_callbacks(walk, n, m.lo);
+    if (found < 0) {
+        m.lo = (unsigned)n;       /* no room to look: none written */
+        m.cc = NULL;
+        m.same = !tc || !tc->markers;
+        found = 0;
+    }
+    m.any = found || m.cc;
     /* out[] is filled from its end, outermost frame last, so that a
      * thread's unchanged outer frames stay where they were (resolve_hit).
      * Dropped incomplete frames are innermost: same_outer is unaffected. */
     unsigned written;
-    int kept = emit(&walk[n - 1], -1, (unsigned)n, same, marks, kept_marks, out,
-                    same_outer, &written);
-    /* What the thread's cache keeps must be what was written. */
-    if (marks && !written)
-        for (int i = 0; i < n; i++)
-            walk[i].ccallee = NULL;
+    int depth = emit(&walk[n - 1], -1, (unsigned)n, same, &m, out, same_outer,
+                     &written);
 
     if (tc) {
         if (tc->cap < (unsigned)n) {
@@ -267,11 +321,6 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
             int from = trusted && codecache_evictions() == ev ? (int)same : 0;
             for (int i = from; i < n; i++)
                 tc->frames[i] = walk[n - 1 - i];
-            /* and what the reused ones are calling, as just written: the
-             * innermost was looked at again, or all of them */
-            int all = !kept_marks || (marks && !written);
-            for (int i = all ? 0 : from - 1; i >= 0 && i < from; i++)
-                tc->frames[i].ccallee = walk[n - 1 - i].ccallee;
             tc->depth = (unsigned)n;
             tc->evictions = codecache_evictions();
         } else {
@@ -283,10 +332,13 @@ int resolve(struct ts_cache *tc, struct raw_frame *walk, int n,
                 tc->depth = i;
                 break;
             }
-        tc->ccall_gen = ccall_generation();
+        /* Its marks as written, for the next sample to reuse; where they
+         * cannot be kept, the next sample looks at every frame again. */
         tc->markers = written;
+        tc->ccall_gen = !written || keep_marks(tc, &m, tc->depth) ?
+                        ccall_generation() : 0;
     }
-    return kept;
+    return depth;
 }
 
 /* Completes walk[0..n) with the frames below the frame-cache stop
@@ -346,8 +398,7 @@ int resolve_hit(struct ts_cache *tc, struct raw_frame *walk, int n,
     if (codecache_evictions() != ev)
         return -2;
     for (int i = 1; i < n; i++)
-        if (walk[i].info && walk[i - 1].shims_below &&
-            (walk[i].ccallee = ccall_callee(&walk[i])) != NULL)
+        if (walk[i].info && walk[i - 1].shims_below && ccall_callee(&walk[i]))
             return -2;
     int kept = (int)base;
     for (int i = n - 1; i >= 0; i--)

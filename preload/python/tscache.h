@@ -32,10 +32,12 @@ struct ts_cache {
      * ccall generation leaf_gen: a parked thread is still calling it. */
     struct code_info *leaf;
     uint32_t leaf_gen;
-    /* frames[].ccallee are of ccall generation ccall_gen; markers: how
-     * many are set */
+    /* cc[k]: the C function frames[k] was written calling, where the next
+     * inner frame was entered from C (ccall.h); markers: how many there
+     * were (cc is valid only then), of ccall generation ccall_gen. */
+    struct code_info **cc;
+    unsigned cc_cap, markers;
     uint32_t ccall_gen;
-    unsigned markers;
     unsigned out_depth;            /* frames the last sample wrote to out[] */
 };
 

@@ -122,6 +122,8 @@ static struct ts_cache *ts_cache_for(uintptr_t tstate)
             c->depth = 0;
             c->parked = 0;
             c->seq = 0;
+            c->markers = 0;
+            c->leaf = NULL;
             memset(&c->anchor, 0, sizeof c->anchor);
             return c;
         }
@@ -194,7 +196,6 @@ static int read_frame(uintptr_t f, struct raw_frame *rf, uintptr_t *prev,
     rf->code &= ~L->code_tag_mask;
     rf->addr = f;
     rf->shims_below = 0;
-    rf->ccallee = NULL;
     *owner = -1;
     if (L->frames == FRAMES_OBJECTS) {
         int32_t lasti;

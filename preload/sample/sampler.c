@@ -225,8 +225,13 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
         return;                 /* a name once found is kept */
     s->name_hash = h;
     s->file_gen = writer_file_gen();
-    os_thread_name(s->tid, found, os, sizeof os);
-    writer_thread(s->idx, s->tid, found ? py : os, found ? os : NULL);
+    /* A main thread the program did not rename is MainThread, as before
+     * threading is imported: its OS name (the process's) is not shown. */
+    int main_default = found && (pid_t)s->tid == pp_state.pid &&
+                       !strcmp(py, "MainThread");
+    os_thread_name(s->tid, found && !main_default, os, sizeof os);
+    writer_thread(s->idx, s->tid, found ? py : os,
+                  found && !main_default ? os : NULL);
 }
 
 /* A number drawn from (0, 1] (xorshift64*, seeded once per image from its
