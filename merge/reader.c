@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "pyprof/c_call.h"
 #include "pyprof/file_name.h"
 #include "pyprof/format.h"
 #include "reader.h"
@@ -436,13 +437,9 @@ static int hide_c_calls;
 
 void rd_hide_c_calls(int on) { hide_c_calls = on; }
 
-/* A C function's pseudo-frame (pyprof(7), "C calls"): file "~" and one of
- * the two forms of its name. */
 static int is_c_call(const struct rd_file *f, const struct rd_code *k)
 {
-    const char *name = rd_string(f, k->qualname);
-    return !strcmp(rd_string(f, k->filename), "~") &&
-           (!strncmp(name, "<built-in method ", 17) || !strncmp(name, "<method '", 9));
+    return pp_is_c_call(rd_string(f, k->filename), rd_string(f, k->qualname));
 }
 
 static void rec_tick(struct parser *p, struct cur *c)

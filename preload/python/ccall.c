@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "guard/safe_read.h"
+#include "pyprof/c_call.h"
 #include "python/ccall.h"
 #include "python/codecache.h"
 #include "python/framecache.h"
@@ -123,17 +124,17 @@ static struct code_info *name_of(uintptr_t ml, uintptr_t qual, int how)
         generation++;             /* the slot's old name may be in use */
     memset(e, 0, sizeof *e);
     if (how == HOW_MODULE)
-        snprintf(e->text, sizeof e->text, "<built-in method %s.%s>", q, fn);
+        snprintf(e->text, sizeof e->text, PP_C_CALL_BUILTIN "%s.%s>", q, fn);
     else if (how == HOW_TYPE)
-        snprintf(e->text, sizeof e->text, "<method '%s' of '%s' objects>", fn, q);
+        snprintf(e->text, sizeof e->text, PP_C_CALL_METHOD "%s' of '%s' objects>", fn, q);
     else
-        snprintf(e->text, sizeof e->text, "<built-in method %s>", fn);
+        snprintf(e->text, sizeof e->text, PP_C_CALL_BUILTIN "%s>", fn);
     e->ml = ml;
     e->qual = qual;
     e->how = (uint8_t)how;
     e->code.qualname = e->text;
     e->code.name = e->text;
-    e->code.filename = "~";
+    e->code.filename = PP_C_CALL_FILE;
     return &e->code;
 }
 

@@ -210,25 +210,39 @@ static int emit(const struct raw_frame *outermost, ptrdiff_t step,
     }
     m->any = m->any && count;
     *written = count;
-    int kept = 0;
     *same_out = 0;
-    for (unsigned k = 0; k < n; k++) {
-        const struct raw_frame *a = outermost + (ptrdiff_t)k * step;
+    /* Every sample passes here with all its frames (a deep stack's
+     * hundreds): kept in locals, what the stores into out[] cannot be
+     * taken to leave alone, and with no C function between them, a loop
+     * that only copies. */
+    const int any = m->any, keep_same = m->same;
+    struct pyvm_frame *o = out + PP_MAX_DEPTH - 1;
+    const struct raw_frame *a = outermost;
+    if (!any) {
+        unsigned k = 0;
+        for (; k < n && k < same; k++, a += step)
+            if (a->info)
+                *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line,
+                                            .addr = a->addr };
+        if (same && k == same && (a - step)->info && keep_same)
+            *same_out = (unsigned)(out + PP_MAX_DEPTH - 1 - o);
+        for (; k < n; k++, a += step)
+            if (a->info)
+                *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line,
+                                            .addr = a->addr };
+        return (int)(out + PP_MAX_DEPTH - 1 - o);
+    }
+    for (unsigned k = 0; k < n; k++, a += step) {
         if (!a->info)
             continue;
-        out[PP_MAX_DEPTH - 1 - kept] =
-            (struct pyvm_frame){ .code = a->info, .line = a->line, .addr = a->addr };
-        kept++;
+        *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line, .addr = a->addr };
         if (k + 1 == same)
-            *same_out = m->same ? (unsigned)kept : 0;
-        struct code_info *c = m->any ? mark_of(m, k, n, a, step) : NULL;
-        if (c) {
-            out[PP_MAX_DEPTH - 1 - kept] =
-                (struct pyvm_frame){ .code = c, .line = 0, .addr = 0 };
-            kept++;
-        }
+            *same_out = keep_same ? (unsigned)(out + PP_MAX_DEPTH - 1 - o) : 0;
+        struct code_info *c = any ? mark_of(m, k, n, a, step) : NULL;
+        if (c)
+            *o-- = (struct pyvm_frame){ .code = c, .line = 0, .addr = 0 };
     }
-    return kept;
+    return (int)(out + PP_MAX_DEPTH - 1 - o);
 }
 
 int resolve_emit_cached(const struct ts_cache *tc, struct pyvm_frame *out,

@@ -35,11 +35,14 @@
 static const struct py_layout *L;
 static uintptr_t str_type, module_type;
 
-/* A key looked for, and the str object that was it when last seen (keys
- * are interned: one object for each). */
-struct key { const char *text; uintptr_t seen; };
-static struct key k_name = { "_name", 0 }, k_threading = { "threading", 0 },
-                  k_main = { "_main_thread", 0 };
+/* A key looked for, the str object that was it when last seen (keys are
+ * interned: one object for each), and the entry it was found at, looked
+ * at first next time: sys.modules and threading's globals hold it where
+ * it was, so that the main thread's name costs a few reads, not a scan
+ * of a few hundred keys. */
+struct key { const char *text; uintptr_t seen; unsigned at; };
+static struct key k_name = { "_name", 0, 0 }, k_threading = { "threading", 0, 0 },
+                  k_main = { "_main_thread", 0, 0 };
 
 void thread_name_attach(const struct py_layout *l, uintptr_t str,
                         uintptr_t module)
@@ -110,6 +113,15 @@ static int find_in_keys(uintptr_t keys, struct key *want, unsigned max,
     if (nentries > max)
         nentries = max;
     uint8_t e[ENTRIES_MAX * 24];
+    if (want->seen && want->at < nentries &&
+        safe_read(e, entries + want->at * esize, esize) == 0) {
+        uintptr_t k;
+        memcpy(&k, e + koff, sizeof k);
+        if (k == want->seen) {
+            memcpy(value, e + voff, sizeof *value);
+            return (int)want->at;
+        }
+    }
     for (unsigned from = 0; from < nentries; from += ENTRIES_MAX) {
         unsigned n = nentries - from < ENTRIES_MAX ? (unsigned)(nentries - from)
                                                    : ENTRIES_MAX;
@@ -120,6 +132,7 @@ static int find_in_keys(uintptr_t keys, struct key *want, unsigned max,
             memcpy(&k, e + i * esize + koff, sizeof k);
             if (is_key(k, want)) {
                 memcpy(value, e + i * esize + voff, sizeof *value);
+                want->at = from + i;
                 return (int)(from + i);
             }
         }

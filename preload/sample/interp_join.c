@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/image_mem.h"
+#include "pyprof/c_call.h"
 #include "pyprof/format.h"
 #include "python/codecache.h"
 #include "sample/interp_join.h"
@@ -105,10 +106,9 @@ const struct pyvm_thread *interp_join_alone(const struct pyvm_thread *t)
 static int calls_other_c(const struct pyvm_thread *t)
 {
     const struct code_info *c = t->depth ? t->frames[0].code : NULL;
-    return c && c->filename && !strcmp(c->filename, "~") &&
-           (!strncmp(c->qualname, "<built-in method ", 17) ||
-            !strncmp(c->qualname, "<method '", 9)) &&
-           strncmp(c->qualname, "<built-in method _interpreters.", 31);
+    return c && pp_is_c_call(c->filename, c->qualname) &&
+           strncmp(c->qualname, PP_C_CALL_BUILTIN "_interpreters.",
+                   sizeof PP_C_CALL_BUILTIN "_interpreters." - 1);
 }
 
 const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)

@@ -380,6 +380,29 @@ static void pending_tasks(struct thread_slot *s, const struct pyvm_thread *t)
 static int tick_stamped;
 static uint64_t tick_reading;   /* when this tick's reading began */
 
+/* Threads whose program names are due to be looked at again: after the
+ * tick has read every thread, so that the reads of a name (a few, or a
+ * search of sys.modules) never stand between two threads' stacks.  One
+ * not listed (more than NAMES_DUE_MAX due at once) is looked at on a
+ * later tick. */
+#define NAMES_DUE_MAX 32
+static uint32_t names_due[NAMES_DUE_MAX];
+static unsigned names_due_n;
+
+static void name_due_threads(void)
+{
+    for (unsigned i = 0; i < names_due_n; i++) {
+        size_t j = (names_due[i] * 2654435761u) & (threads_cap - 1);
+        for (; threads[j].idx; j = (j + 1) & (threads_cap - 1))
+            if (threads[j].tid == names_due[i]) {
+                if (threads[j].tstate)
+                    name_thread(&threads[j], threads[j].tstate, 0);
+                break;
+            }
+    }
+    names_due_n = 0;
+}
+
 /* Writes t; bind: t is a main interpreter's state (thread_slot). */
 static void take(const struct pyvm_thread *t, int bind)
 {
@@ -397,8 +420,9 @@ static void take(const struct pyvm_thread *t, int bind)
         return;
     if (s->file_gen != writer_file_gen())
         name_thread(s, bind && s->tstate == t->tstate ? t->tstate : 0, 1);
-    else if (bind && s->tstate == t->tstate)
-        name_thread(s, t->tstate, 0);
+    else if (bind && s->tstate == t->tstate && tick_now >= s->name_due &&
+             names_due_n < NAMES_DUE_MAX)
+        names_due[names_due_n++] = s->tid;
     /* asyncio tasks: frames spliced into the stack, so that the writer's
      * reuse of the previous sample's outer frames (same_outer) does not
      * hold across a sample that has them or had them */
@@ -723,6 +747,7 @@ static void tick(void)
         if (!tick_stamped)
             writer_tick_begin(tick_reading);
         writer_tick_end();
+        name_due_threads();
         pyvm_take_failed_reads(counters.failed_reads);
         counters.rejected += rejected;
         counters.ticks++;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "callgraph.h"
+#include "pyprof/c_call.h"
 
 #define NAME_MAX_LEN 128
 
@@ -250,8 +251,7 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
          * is not the program's); the frame above it (a Python function it
          * called back) is then checked against that caller, as if the C
          * function were not there. */
-        if (pseudo && (!strncmp(name, "<built-in method ", 17) ||
-                       !strncmp(name, "<method '", 9))) {
+        if (pseudo && pp_is_c_call(file, name)) {
             if (i == from || after == AFTER_TASK ||
                 (after == AFTER_PROGRAM && !has_edge(g, caller, caller_line, "", 2)))
                 return CG_NOT_C_CALL;

@@ -2,6 +2,7 @@
  * harness.c — see harness.h.
  */
 #include "harness.h"
+#include "pyprof/c_call.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -694,7 +695,7 @@ int pp_frame_is_c_call(const char *frame)
 {
     size_t n = strlen(frame);
     return n > 6 && !strcmp(frame + n - 6, " (~:0)") &&
-           (!strncmp(frame, "<built-in method ", 17) || !strncmp(frame, "<method '", 9));
+           pp_is_c_call(PP_C_CALL_FILE, frame);
 }
 
 const char *pp_stack_leaf(const struct pp_stack *s)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json_report.h"
+#include "pyprof/c_call.h"
 
 const struct pp_json *pp_json_report(const struct pp_python *py, const char *dir,
                                      const char *mode, int max_code)
@@ -51,9 +52,8 @@ const char *pp_json_frame(const struct pp_json *stack, size_t i, const char *wha
 
 int pp_json_frame_is_c_call(const struct pp_json *stack, size_t i)
 {
-    const char *name = pp_json_frame(stack, i, "name");
-    return !strcmp(pp_json_frame(stack, i, "file"), "~") &&
-           (!strncmp(name, "<built-in method ", 17) || !strncmp(name, "<method '", 9));
+    return pp_is_c_call(pp_json_frame(stack, i, "file"),
+                        pp_json_frame(stack, i, "name"));
 }
 
 int pp_json_stack_has(const struct pp_json *stack, const char *fn)
