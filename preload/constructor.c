@@ -47,18 +47,27 @@ static void read_parent(void)
         pp_state.inherited_parent[0] = 0;
         return;
     }
-    snprintf(pp_state.inherited_parent, sizeof pp_state.inherited_parent,
-             "%s", s);
-    char *end;
-    unsigned long long uid = strtoull(s, &end, 16);
-    if (end != s + 16 || end[0] != ':' || end[1] < '0' || end[1] > '3' ||
-        end[2]) {
+    /* By hand, as every descendant reads it: no printf or strtoull pages
+     * for its start to fault in (pyprof(7), "Fork"). */
+    size_t n = strnlen(s, sizeof pp_state.inherited_parent - 1);
+    memcpy(pp_state.inherited_parent, s, n);
+    pp_state.inherited_parent[n] = 0;
+    uint64_t uid = 0;
+    int ok = n == 18;
+    for (int i = 0; ok && i < 16; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+                c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        ok = d >= 0;
+        uid = uid << 4 | (uint64_t)(d & 15);
+    }
+    if (!ok || s[16] != ':' || s[17] < '0' || s[17] > '3') {
         pp_warn("%s=%s is malformed; treating this process as a root",
                 PP_ENV_PARENT, s);
         return;
     }
     pp_state.parent_uid = uid;
-    pp_state.started_by = end[1] - '0';
+    pp_state.started_by = s[17] - '0';
 }
 
 static void finish_by_signal(int sig) { pp_finish(PP_END_SIGNAL, sig); }

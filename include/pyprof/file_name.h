@@ -81,4 +81,73 @@ static inline int pp_file_name_parse(const char *name, struct pp_file_name *out)
     return 1;
 }
 
+/* Appends text, or v in decimal (at least width digits, zero-padded) or
+ * in 16 hex digits, to dst (cap bytes, *len used); *len past cap once it
+ * does not fit.  By hand rather than with snprintf: a fork child that
+ * names its file runs no more of the C library than it must (each page
+ * of code it has not run since the fork is a page fault). */
+static inline void pp_name_put(char *dst, size_t cap, size_t *len, const char *text)
+{
+    for (; *text; text++, (*len)++)
+        if (*len + 1 < cap)
+            dst[*len] = *text;
+        else
+            *len = cap;
+}
+
+static inline void pp_name_put_dec(char *dst, size_t cap, size_t *len,
+                                   uint64_t v, unsigned width)
+{
+    char d[24];
+    unsigned n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) && n < sizeof d);
+    while (n < width && n < sizeof d)
+        d[n++] = '0';
+    char s[25];
+    for (unsigned i = 0; i < n; i++)
+        s[i] = d[n - 1 - i];
+    s[n] = 0;
+    pp_name_put(dst, cap, len, s);
+}
+
+static inline void pp_name_put_hex16(char *dst, size_t cap, size_t *len, uint64_t v)
+{
+    char s[17];
+    for (int i = 15; i >= 0; i--, v >>= 4)
+        s[i] = "0123456789abcdef"[v & 15];
+    s[16] = 0;
+    pp_name_put(dst, cap, len, s);
+}
+
+/* DIR/<prog>.<pid>.<image>.zst, or with segment DIR/<prog>.<pid>.<image>.<seq>.zst,
+ * into dst; 0, or -1 (dst empty) when it does not fit in cap. */
+static inline int pp_file_name_format(char *dst, size_t cap, const char *dir,
+                                      const char *prog, long pid, uint64_t image,
+                                      int segment, uint32_t seq)
+{
+    size_t len = 0;
+    if (!cap)
+        return -1;
+    pp_name_put(dst, cap, &len, dir);
+    pp_name_put(dst, cap, &len, "/");
+    pp_name_put(dst, cap, &len, prog);
+    pp_name_put(dst, cap, &len, ".");
+    pp_name_put_dec(dst, cap, &len, (uint64_t)pid, 1);
+    pp_name_put(dst, cap, &len, ".");
+    pp_name_put_hex16(dst, cap, &len, image);
+    if (segment) {
+        pp_name_put(dst, cap, &len, ".");
+        pp_name_put_dec(dst, cap, &len, seq, 6);
+    }
+    pp_name_put(dst, cap, &len, ".zst");
+    if (len >= cap) {
+        dst[0] = 0;
+        return -1;
+    }
+    dst[len] = 0;
+    return 0;
+}
+
 #endif

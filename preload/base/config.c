@@ -70,13 +70,21 @@ static void absolute_out(void)
         strcpy(pp_config.out_dir, rel);
         return;
     }
+    /* Joined by hand: every process of a tree does this as it starts, and
+     * printf's pages are page faults it need not take (pyprof(7), "Fork"). */
     char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd) ||
-        snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/%s",
-                 strcmp(cwd, "/") ? cwd : "", rel) >= (int)sizeof pp_config.out_dir) {
+    int got = getcwd(cwd, sizeof cwd) != NULL;
+    size_t c = got ? strlen(cwd) : 0, r = strlen(rel);
+    if (c == 1)
+        c = 0;                          /* "/": no "//" */
+    if (!got || c + 1 + r >= sizeof pp_config.out_dir) {
         pp_warn("cannot make PYPROF_OUT=%s absolute; using it as given", rel);
         strcpy(pp_config.out_dir, rel);
+        return;
     }
+    memcpy(pp_config.out_dir, cwd, c);
+    pp_config.out_dir[c] = '/';
+    memcpy(pp_config.out_dir + c + 1, rel, r + 1);
 }
 
 void pp_config_report_bad_log(void)

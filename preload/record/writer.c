@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "record/not_profiled.h"
 #include "base/own_fd.h"
+#include "pyprof/file_name.h"
 #include "pyprof/format.h"
 #include "python/pyvm.h"
 #include "base/identity.h"
@@ -58,7 +59,6 @@ static struct {
     int fd;                         /* open between writes: see out_fd()  */
     int have_file;                  /* created: path, dev and ino are set */
     dev_t dev; ino_t ino;           /* the file we created                */
-    char path[PATH_MAX];
     ZSTD_CCtx *cctx;
     uint8_t *raw; size_t raw_len;
     uint8_t *out; size_t out_cap;
@@ -81,6 +81,9 @@ static struct {
      * ticks in the file as of its last good flush (pp_stopped_writing). */
     int stop_err;
     uint64_t stop_ns, ticks_kept;
+    /* Last, after every field a fork child sets (writer_after_fork): they
+     * share a page, which the child copies once (a page fault). */
+    char path[PATH_MAX];
     char stop_reason[PATH_MAX + 160];
 } w = { .fd = -1 };
 
@@ -533,15 +536,10 @@ static void file_name(char *dst, size_t cap, const char *argv0,
         prog[n++] = (isalnum_ascii(*base) || *base == '.' || *base == '-' ||
                      *base == '_') ? *base : '_';
     prog[n] = 0;
-    int k = img->segmented
-        ? snprintf(dst, cap, "%s/%s.%d.%016llx.%06u.zst", pp_config.out_dir,
-                   n ? prog : "proc", (int)pp_state.pid,
-                   (unsigned long long)pp_state.uid, (unsigned)img->seq)
-        : snprintf(dst, cap, "%s/%s.%d.%016llx.zst", pp_config.out_dir,
-                   n ? prog : "proc", (int)pp_state.pid,
-                   (unsigned long long)pp_state.uid);
-    if (k < 0 || k >= (int)cap)
-        dst[0] = 0;    /* open("") fails with ENOENT and is reported */
+    /* Too long: empty, and open("") fails with ENOENT and is reported. */
+    pp_file_name_format(dst, cap, pp_config.out_dir, n ? prog : "proc",
+                        (long)pp_state.pid, pp_state.uid, img->segmented,
+                        img->seq);
 }
 
 /* The compressor and the buffers, made once; each is kept when made, so a
@@ -567,6 +565,11 @@ static int alloc_buffers(void)
     if (!w.tick)
         w.tick = image_mem_alloc(TICK_CAP);
     return w.cctx && w.raw && w.out && w.tick ? 0 : -1;
+}
+
+int writer_ready(void)
+{
+    return w.cctx && w.raw && w.out && w.tick;
 }
 
 int writer_init(void)

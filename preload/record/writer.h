@@ -29,6 +29,10 @@ struct writer_counters {
  * (writer_open does what is missing); -1 when out of memory. */
 int writer_init(void);
 
+/* Whether the buffers and the compressor are there (writer_init, or a
+ * fork child's from its parent): writer_open then takes no memory. */
+int writer_ready(void);
+
 /* What the header says besides the image's identity (pp_state). */
 struct writer_image {
     char *const *argv;       /* the image's argv, NULL-terminated          */

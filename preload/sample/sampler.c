@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -96,6 +97,8 @@ static _Atomic int acked;           /* the end was served                */
 static _Atomic int paused;          /* asleep on the control page        */
 static int req_how, req_value;
 static int discard_on_finish;   /* exec of a fork child that never sampled */
+static int served_elsewhere;    /* an exit's end served by the exiting
+                                   thread (sampler_end), under tick_lock */
 static void (*file_created)(void);
 static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -495,6 +498,13 @@ static void check_main(uint64_t now)
 
 static void count_own_cpu(void)
 {
+    pid_t tid = atomic_load(&sampler_tid);
+    if (!sampler_on_this_thread()) {    /* an end served by the program's */
+        uint64_t v;
+        if (tid && pp_thread_cpu_ns((uint32_t)tid, &v) == 0)
+            counters.sampler_cpu_ns = v;
+        return;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     counters.sampler_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
@@ -790,10 +800,13 @@ static int make_timer(timer_t *timer)
     return arm_timer(timer, 1);
 }
 
+
 static void serve_request(void)
 {
     pthread_mutex_lock(&tick_lock);
-    if (discard_on_finish) {
+    if (served_elsewhere) {
+        /* nothing: its file is whole */
+    } else if (discard_on_finish) {
         if (file_open > 0)
             writer_discard();
         file_open = 0;
@@ -975,10 +988,14 @@ static void spin_loop(const sigset_t *set)
 
 /* The sampler's end.  If every thread of the program has ended meanwhile,
  * the last one is in exit() (uncounted.h), and so is the process: it must
- * not end as a thread too. */
+ * not end as a thread too.  Nor does it after serving an exit's end: the
+ * process is ending, and the kernel ends the thread with it, without the
+ * C library's thread-exit code, whose pages a fork child that exits at
+ * once has not run (each a page fault: pyprof(7), "Fork"). */
 static void *leave(void)
 {
-    if (!uncounted_recount())
+    if (!uncounted_recount() || (atomic_load(&request) == REQ_FINISH &&
+                                 req_how == PP_END_EXIT))
         for (;;)
             pause();
     return NULL;
@@ -1010,6 +1027,15 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = gettid_raw();
+    /* Set up under tick_lock, which an exit served by the exiting thread
+     * (sampler_end) takes too: one or the other, and after that exit
+     * there is nothing to set up. */
+    pthread_mutex_lock(&tick_lock);
+    if (served_elsewhere) {
+        pthread_mutex_unlock(&tick_lock);
+        for (;;)
+            pause();
+    }
     if (own_fd_table_private() != 0)
         pp_log(1, "no private fd table (%s); the profile is opened for each "
                   "write", strerror(errno));
@@ -1020,17 +1046,20 @@ static void *sampler_main(void *arg)
     pyvm_on_reject(on_reject);
     control_open();
     last_flush_ns = mono_ns();
-    if (may_spin()) {
+    int spin = may_spin(), timer_err = 0;
+    timer_t timer;
+    if (!spin && make_timer(&timer) != 0)
+        timer_err = errno ? errno : EINVAL;
+    pthread_mutex_unlock(&tick_lock);
+    if (spin) {
         spin_loop(&set);
         running = 0;
         ack();
         return leave();
     }
-    timer_t timer;
-    if (make_timer(&timer) != 0) {
-        int e = errno;
+    if (timer_err) {
         if (python_starts(&set))
-            pp_not_profiled("timer_create: %s", strerror(e));
+            pp_not_profiled("timer_create: %s", strerror(timer_err));
         running = 0;
         wake_waiters();
         return leave();
@@ -1073,6 +1102,46 @@ static void *sampler_main(void *arg)
     return leave();
 }
 
+/* The thread's stack: a mapping of ours, made at the image's first start,
+ * reused by a fork child's first start, where no thread is on it.  So a
+ * child's start runs the C library's code for a given stack, as its
+ * parent's did, not the code that reuses a cached one, whose first call
+ * in the process binds a symbol lazily (a walk of every loaded object's
+ * tables: page faults).  An ordinary private mapping, not image_mem's:
+ * the C library keeps the thread's descriptor at its top and walks its
+ * lists of threads in a fork child (glibc 2.41 crashed on a zero-filled
+ * one).  A restart in the same image (after a failed exec) takes the C
+ * library's stack: the thread that ended may still be on ours. */
+#define STACK_SIZE (256u << 10)
+static char *own_stack;          /* guard page, then STACK_SIZE bytes */
+static int own_stack_used;       /* a thread of this image started on it */
+
+static size_t own_stack_page;    /* its guard's size (a page) */
+
+static void stack_for(pthread_attr_t *attr)
+{
+    size_t page = own_stack_page;
+    if (!own_stack && (page = (size_t)sysconf(_SC_PAGESIZE)) && page <= 65536) {
+        char *m = mmap(NULL, page + STACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+                       -1, 0);
+        if (m == MAP_FAILED)
+            m = NULL;
+        if (m && mprotect(m, page, PROT_NONE) != 0) {
+            munmap(m, page + STACK_SIZE);
+            m = NULL;
+        }
+        own_stack = m;
+        own_stack_page = m ? page : 0;
+    }
+    if (own_stack && !own_stack_used &&
+        pthread_attr_setstack(attr, own_stack + page, STACK_SIZE) == 0) {
+        own_stack_used = 1;
+        return;
+    }
+    pthread_attr_setstacksize(attr, STACK_SIZE);
+}
+
 int sampler_start(void)
 {
     sigset_t all, old;
@@ -1087,6 +1156,7 @@ int sampler_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     atomic_store(&request, REQ_NONE);
     atomic_store(&acked, 0);
+    served_elsewhere = 0;
     /* Until the new thread names itself: no kick may go to an old tid,
      * which another thread of the program may have by now. */
     atomic_store(&sampler_tid, 0);
@@ -1094,7 +1164,7 @@ int sampler_start(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 << 10);
+    stack_for(&attr);
     uncounted_prepare();
     int r = pthread_create(&thread, &attr, sampler_main, NULL);
     if (r == 0)
@@ -1144,6 +1214,8 @@ void sampler_resume(void) { pthread_mutex_unlock(&tick_lock); }
 
 void sampler_after_fork(void)
 {
+    own_stack_used = 0;         /* the parent's thread is not in the child */
+    served_elsewhere = 0;
     pthread_mutex_init(&tick_lock, NULL);
     running = 0;
     atomic_store(&paused, 0);
@@ -1172,10 +1244,45 @@ static void wait_ack_ms(void)
     syscall(SYS_futex, (int *)&acked, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
+/* An exit before the sampler made its file (a fork child that exits at
+ * once): the exiting thread writes the file itself, as serve_request
+ * would, and does not wait for the sampler, which the process's end ends
+ * wherever it is (still starting, or waiting for a tick).  That saves the
+ * two wake-ups of a hand-over (the sampler's, then the exiting thread's:
+ * tens of microseconds each on a VM) and the sampler's page faults.  Only
+ * with the writer's buffers and compressor there already (a fork child
+ * has its parent's): then making the file takes no memory, which an
+ * _exit from a signal handler could not, and only tick_lock's trylock;
+ * not with a file open (its compressor's state is the sampler's to
+ * end), nor where the sampler holds the lock (a tick, its set-up). */
+static int serve_exit_here(void)
+{
+    if (pthread_mutex_trylock(&tick_lock) != 0)
+        return 0;
+    if (file_open != 0 || served_elsewhere || !writer_ready()) {
+        pthread_mutex_unlock(&tick_lock);
+        return 0;
+    }
+    open_file();
+    if (file_open > 0) {
+        count_own_cpu();
+        writer_end(req_how, req_value, file_counters());
+    }
+    served_elsewhere = 1;
+    file_open = -1;         /* a tick that was waiting for the lock: idle */
+    pthread_mutex_unlock(&tick_lock);
+    atomic_store(&request, REQ_FINISH);
+    atomic_store(&acked, 1);
+    wake_waiters();
+    return 1;
+}
+
 void sampler_end(int how, int value)
 {
     req_how = how;
     req_value = value;
+    if (how == PP_END_EXIT && !discard_on_finish && serve_exit_here())
+        return;
     atomic_store(&request, REQ_FINISH);
     /* Kicked as soon as it has named itself (before that it looks at the
      * request before it waits: sampler_main), again every 50 ms. */

@@ -18,6 +18,7 @@
 #include "base/config.h"
 #include "base/identity.h"
 #include "model.h"
+#include "pyprof/file_name.h"
 #include "pyprof/format.h"
 #include "python/codecache.h"
 #include "python/pyvm.h"
@@ -311,4 +312,43 @@ Test(segments, another_images_file_is_not_taken_for_a_segment)
     cr_expect_eq(f->samples, samples_of(0) + samples_of(2));
     rd_free(f);
     rd_ctx_free(x);
+}
+
+/* The writer names its files by hand (no printf in a fork child's path):
+ * what it writes is what snprintf wrote before, and what the readers
+ * parse back. */
+Test(segments, a_file_name_formatted_by_hand_is_printfs_and_parses_back)
+{
+    struct { long pid; uint64_t image; int segment; uint32_t seq; } cases[] = {
+        { 1, 0, 0, 0 },
+        { 4194304, 0x0123456789abcdefULL, 0, 0 },
+        { 77, UINT64_MAX, 1, 0 },
+        { 12345, 0xfedcba9876543210ULL, 1, 42 },
+        { 9, 1, 1, 4294967295u },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[256], want[256];
+        cr_assert_eq(pp_file_name_format(got, sizeof got, "/tmp/out", "python3.12",
+                                         cases[i].pid, cases[i].image,
+                                         cases[i].segment, cases[i].seq), 0);
+        if (cases[i].segment)
+            snprintf(want, sizeof want, "/tmp/out/python3.12.%ld.%016llx.%06u.zst",
+                     cases[i].pid, (unsigned long long)cases[i].image, cases[i].seq);
+        else
+            snprintf(want, sizeof want, "/tmp/out/python3.12.%ld.%016llx.zst",
+                     cases[i].pid, (unsigned long long)cases[i].image);
+        cr_expect_str_eq(got, want);
+        struct pp_file_name n;
+        cr_assert(pp_file_name_parse(strrchr(got, '/') + 1, &n), "%s", got);
+        cr_expect_eq(n.pid, cases[i].pid);
+        cr_expect_eq(n.image, cases[i].image);
+        cr_expect_eq(n.segment, cases[i].segment);
+        cr_expect_eq(n.seq, cases[i].seq);
+    }
+    /* One byte short of the name and its NUL: refused, and empty. */
+    char small[64];
+    size_t need = strlen("/d/p.5.0000000000000000.zst") + 1;
+    cr_expect_eq(pp_file_name_format(small, need, "/d", "p", 5, 0, 0, 0), 0);
+    cr_expect_eq(pp_file_name_format(small, need - 1, "/d", "p", 5, 0, 0, 0), -1);
+    cr_expect_str_eq(small, "");
 }
