@@ -3,9 +3,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 
-struct pp_state pp_state;
+static char preload_path[4096];
+struct pp_state pp_state PP_CHILD_WRITES = { .preload_path = preload_path };
 
 uint64_t pp_new_uid(void)
 {

@@ -29,7 +29,8 @@ struct pp_state {
     int      started_by;   /* enum pp_started_by                           */
     uint64_t forked_ns;    /* CLOCK_MONOTONIC at fork, in a fork child     */
     char   **argv;         /* the program's argv, as the constructor got it */
-    char     preload_path[4096]; /* absolute path of libpyprof.so          */
+    char    *preload_path; /* absolute path of libpyprof.so (4096 bytes, out
+                              of the struct: base/child_writes.h)          */
     /* PYPROF_PARENT as this process received it ("" if absent).  Passed on
      * unchanged by processes that are not profiled images themselves
      * (sh, env, make), so a Python grandchild names the nearest profiled

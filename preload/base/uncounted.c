@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "base/child_writes.h"
 #include "base/log.h"
 #include "base/uncounted.h"
 
@@ -15,7 +16,7 @@ static _Atomic unsigned int *nthreads;
 /* Samplers being created, and samplers taken out of the count.  Counts,
  * not flags: after a failed exec the old sampler may put itself back
  * while the new one is already out. */
-static _Atomic int pending, out;
+PP_CHILD_WRITES static _Atomic int pending, out;
 
 void uncounted_prepare(void) { atomic_fetch_add(&pending, 1); }
 void uncounted_cancel(void) { atomic_fetch_sub(&pending, 1); }

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 #include "hooks/env_inject.h"
 #include "hooks/hooks.h"
@@ -161,8 +162,8 @@ PP_EXPORT int posix_spawnp(pid_t *pid, const char *file,
  * here with the same observable behaviour: /bin/sh -c, SIGINT and SIGQUIT
  * ignored and SIGCHLD blocked in the caller while it waits, the child with
  * the caller's mask and those signals at their default. */
-static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
-static int system_users;                     /* system() calls under way */
+PP_CHILD_WRITES static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
+PP_CHILD_WRITES static int system_users;                     /* system() calls under way */
 static struct sigaction system_old_int, system_old_quit;
 
 /* As glibc: the first of concurrent calls ignores SIGINT and SIGQUIT and

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 #include "hooks/hooks.h"
 #include "hooks/spawn_shell.h"
@@ -36,7 +37,7 @@ typedef int (*pclose_fn)(FILE *);
 struct stream { FILE *f; pid_t pid; int fd; };
 
 static pclose_fn real_pclose;       /* looked up at the first foreign pclose */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+PP_CHILD_WRITES static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *streams;
 static size_t nstreams, streams_cap;
 

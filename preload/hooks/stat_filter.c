@@ -19,6 +19,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,11 +35,49 @@ static __thread int armed __attribute__((tls_model("initial-exec")));
 
 void stat_filter_arm(void) { armed = 1; }
 
+#ifdef __GLIBC__
+/* The edit made in the stream's own buffer, filled by its first read
+ * (the whole file: /proc hands a stat line over in one read), to be read
+ * from its start as the file would be; the stream is then at the file's
+ * end, where the file would have been after that read (a seek reads the
+ * file again, unedited: CPython's check reads it once).  No second
+ * stream and no memory of ours: this runs in the parent right after each
+ * fork, where every heap page written is a copy-on-write fault.  The
+ * fields are glibc's public FILE layout (bits/types/struct_FILE.h).
+ * 0: nothing changed but the position, for stat_without_us to rewind. */
+static int edit_in_buffer(FILE *f)
+{
+    if (fgetc(f) == EOF || !f->_IO_buf_base ||
+        f->_IO_read_base != f->_IO_buf_base)
+        return 0;
+    size_t have = (size_t)(f->_IO_read_end - f->_IO_buf_base),
+           cap = (size_t)(f->_IO_buf_end - f->_IO_buf_base);
+    char line[2048];
+    if (!have || have >= cap || have >= sizeof line ||
+        f->_IO_buf_base[have - 1] != '\n')
+        return 0;
+    memcpy(line, f->_IO_buf_base, have);
+    line[have] = 0;
+    size_t nlen = stat_line_hide_threads(line, have, sizeof line, 1);
+    if (!nlen || nlen > cap)
+        return 0;
+    memcpy(f->_IO_buf_base, line, nlen);
+    f->_IO_read_ptr = f->_IO_buf_base;
+    f->_IO_read_end = f->_IO_buf_base + nlen;
+    return 1;
+}
+#endif
+
 static FILE *stat_without_us(fopen_fn real, const char *path, const char *mode)
 {
     FILE *f = real(path, mode);
     if (!f || !sampler_alive())
         return f;
+#ifdef __GLIBC__
+    if (edit_in_buffer(f))
+        return f;
+    rewind(f);
+#endif
     char line[2048];
     size_t len = fread(line, 1, sizeof line - 1, f);
     line[len] = 0;

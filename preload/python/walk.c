@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/clock.h"
 #include "base/thread_cpu.h"
 #include "guard/safe_read.h"
@@ -68,7 +69,7 @@ static struct ts_cache ts_caches[TS_SLOTS];
 /* A slot is in use only if its gen is this one: a fork child moves on to
  * the next instead of emptying every slot, whose pages it would otherwise
  * copy before it samples anything (pyprof(7), "Timing and cost"). */
-static uint32_t caches_gen = 1;
+PP_CHILD_WRITES static uint32_t caches_gen = 1;
 static uint32_t tick_no, sample_seq;
 static unsigned tick_retries;      /* re-reads left in this tick */
 
@@ -78,7 +79,7 @@ static struct raw_frame *walk;
 static struct pyvm_frame *out;
 /* Whose sample out[] holds (tstate, its sample number): resolve_hit
  * reuses its outer part. */
-static uintptr_t out_tstate;
+PP_CHILD_WRITES static uintptr_t out_tstate;
 static uint32_t out_seq;
 /* Where this walk may stop (framecache_stop), and whether it did. */
 static struct {
@@ -755,7 +756,7 @@ static enum { FAIL_TORN, FAIL_SLOW } walk_fail;
 /* When the stack the last walk_checked returned was the thread's
  * (pyvm_thread.at_ns). */
 static uint64_t walk_at_ns;
-static uint64_t failed_reads[PYVM_FAILED_KINDS];
+PP_CHILD_WRITES static uint64_t failed_reads[PYVM_FAILED_KINDS];
 
 /* The GIL's mark taken before the last walk_checked read the thread's
  * current frame, when another thread was its last holder (ok). */
@@ -874,7 +875,7 @@ static int read_stack(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
  * state (the parent's id of it, and, when the parent had itself been
  * forked by that thread, the id the grandparent's state gave it), and its
  * id here (pyvm_after_fork); 0 before any fork. */
-static uint32_t forked_from[2], forked_as;
+PP_CHILD_WRITES static uint32_t forked_from[2], forked_as;
 
 static uint32_t native_tid(const uint8_t *ts)
 {

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/hash.h"
 #include "python/codecache.h"
 #include "base/clock.h"
@@ -81,11 +82,12 @@ static struct {
      * ticks in the file as of its last good flush (pp_stopped_writing). */
     int stop_err;
     uint64_t stop_ns, ticks_kept;
-    /* Last, after every field a fork child sets (writer_after_fork): they
-     * share a page, which the child copies once (a page fault). */
-    char path[PATH_MAX];
-    char stop_reason[PATH_MAX + 160];
-} w = { .fd = -1 };
+} w PP_CHILD_WRITES = { .fd = -1 };
+
+/* The file's path and why writing stopped: out of w, which a fork child
+ * writes (base/child_writes.h). */
+static char w_path[PATH_MAX];
+static char w_stop_reason[PATH_MAX + 160];
 
 /* ------------------------------------------------------------ output */
 
@@ -98,7 +100,7 @@ static int out_fd(void)
 {
     if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
         return w.fd;
-    int fd = open(w.path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(w_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
     if (!own_fd_is(fd, w.dev, w.ino)) {
@@ -118,9 +120,9 @@ static void stop_writing(int err, const char *why)
     w.broken = 1;
     w.stop_err = err;
     w.stop_ns = pp_clock_ns(CLOCK_REALTIME);
-    snprintf(w.stop_reason, sizeof w.stop_reason, "stopped writing %s: %s", w.path, why);
-    pp_warn("%s; sampling goes on unrecorded", w.stop_reason);
-    pp_stopped_writing(w.stop_reason, err, w.stop_ns, -1);
+    snprintf(w_stop_reason, sizeof w_stop_reason, "stopped writing %s: %s", w_path, why);
+    pp_warn("%s; sampling goes on unrecorded", w_stop_reason);
+    pp_stopped_writing(w_stop_reason, err, w.stop_ns, -1);
 }
 
 static void write_all(const uint8_t *p, size_t n)
@@ -654,22 +656,22 @@ int writer_open(const struct writer_image *img)
         close(w.fd);
     w.fd = -1;
     w.have_file = 0;
-    file_name(w.path, sizeof w.path, img->argv ? img->argv[0] : NULL, img);
+    file_name(w_path, sizeof w_path, img->argv ? img->argv[0] : NULL, img);
     const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     /* The directory is made (or found not to be one) only when the file
      * cannot be created: most files go where an earlier process of the
      * tree already made it. */
-    int fd = open(w.path, flags, 0600);
+    int fd = open(w_path, flags, 0600);
     if (fd < 0) {
         if (make_dirs(pp_config.out_dir) != 0) {
             pp_not_profiled("cannot create %s: %s", pp_config.out_dir,
                             strerror(errno));
             return -1;
         }
-        fd = open(w.path, flags, 0600);
+        fd = open(w_path, flags, 0600);
     }
     if (fd < 0) {
-        pp_not_profiled("cannot create %s: %s", w.path, strerror(errno));
+        pp_not_profiled("cannot create %s: %s", w_path, strerror(errno));
         return -1;
     }
     struct stat st;
@@ -706,7 +708,7 @@ int writer_open(const struct writer_image *img)
         put_varint(&b, img->threads_before);
         emit(PP_REC_SEGMENT, &b);
     }
-    pp_log(1, "profiling into %s", w.path);
+    pp_log(1, "profiling into %s", w_path);
     return 0;
 }
 
@@ -853,7 +855,7 @@ void writer_tick_end(void)
 #define REJECT_SLOTS 32
 struct reject_count { uint32_t leaf, count; };
 static struct reject_count rejects[REJECT_SLOTS];
-static unsigned nrejects;
+PP_CHILD_WRITES static unsigned nrejects;
 
 static unsigned reject_slot(uint32_t leaf)
 {
@@ -946,7 +948,7 @@ void writer_end(int how, int value, const struct writer_counters *c)
     if (!end_stored())
         compress(ZSTD_e_end);
     if (w.stop_err)
-        pp_stopped_writing(w.stop_reason, w.stop_err, w.stop_ns,
+        pp_stopped_writing(w_stop_reason, w.stop_err, w.stop_ns,
                            c->ticks > w.ticks_kept ? (long long)(c->ticks - w.ticks_kept) : 0);
 }
 
@@ -999,7 +1001,7 @@ void writer_discard(void)
     if (w.have_file) {
         if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
             close(w.fd);
-        unlink(w.path);
+        unlink(w_path);
     }
     forget();
 }

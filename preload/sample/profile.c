@@ -3,9 +3,10 @@
  * other layers ask of it; the moves that need the sampler thread are in
  * lifecycle.c.
  */
+#include "base/child_writes.h"
 #include "sample/lifecycle.h"
 
-struct pp_profile pp_profile;
+struct pp_profile pp_profile PP_CHILD_WRITES;
 
 static int phase(void) { return atomic_load(&pp_profile.phase); }
 

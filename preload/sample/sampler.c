@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/hash.h"
@@ -89,42 +90,42 @@ struct thread_slot {
  * how/value/discard before `request`, file_created before the thread
  * starts); or under tick_lock, which a tick holds and so does the forking
  * thread across fork(). */
-static pthread_t thread;
-static _Atomic pid_t sampler_tid;   /* 0 until the thread names itself   */
-static _Atomic int running;
-static _Atomic int request;         /* enum request                      */
-static _Atomic int acked;           /* the end was served                */
-static _Atomic int paused;          /* asleep on the control page        */
-static int req_how, req_value;
-static int discard_on_finish;   /* exec of a fork child that never sampled */
-static int served_elsewhere;    /* an exit's end served by the exiting
+PP_CHILD_WRITES static pthread_t thread;
+PP_CHILD_WRITES static _Atomic pid_t sampler_tid;   /* 0 until the thread names itself   */
+PP_CHILD_WRITES static _Atomic int running;
+PP_CHILD_WRITES static _Atomic int request;         /* enum request                      */
+PP_CHILD_WRITES static _Atomic int acked;           /* the end was served                */
+PP_CHILD_WRITES static _Atomic int paused;          /* asleep on the control page        */
+PP_CHILD_WRITES static int req_how, req_value;
+PP_CHILD_WRITES static int discard_on_finish;   /* exec of a fork child that never sampled */
+PP_CHILD_WRITES static int served_elsewhere;    /* an exit's end served by the exiting
                                    thread (sampler_end), under tick_lock */
 static void (*file_created)(void);
-static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
+PP_CHILD_WRITES static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The sampler thread's own, and a fork child's before its sampler starts
  * (sampler_after_fork).  counters.samples is also read, racily but a
  * whole word at a time, by pp_before_exec. */
-static struct writer_counters counters;
+PP_CHILD_WRITES static struct writer_counters counters;
 static struct thread_slot *threads;
-static size_t threads_cap, threads_used;
-static uint64_t tick_now;   /* CLOCK_MONOTONIC at the tick being taken */
-static uint32_t next_thread_idx;
-static uint64_t last_flush_ns;
-static int file_open;
-static int file_flushed;    /* the open file has been flushed once       */
-static struct deadlines deadlines;
-static int main_gone;       /* the main thread ended with pthread_exit */
+PP_CHILD_WRITES static size_t threads_cap, threads_used;
+PP_CHILD_WRITES static uint64_t tick_now;   /* CLOCK_MONOTONIC at the tick being taken */
+PP_CHILD_WRITES static uint32_t next_thread_idx;
+PP_CHILD_WRITES static uint64_t last_flush_ns;
+PP_CHILD_WRITES static int file_open;
+PP_CHILD_WRITES static int file_flushed;    /* the open file has been flushed once       */
+PP_CHILD_WRITES static struct deadlines deadlines;
+PP_CHILD_WRITES static int main_gone;       /* the main thread ended with pthread_exit */
 /* Sampling on demand, in the open file: the window whose START it has
  * (0: none open), the last of the tree's marks it has. */
-static uint32_t window_open, marks_done;
+PP_CHILD_WRITES static uint32_t window_open, marks_done;
 /* Time segments (pyprof(7), "Bounded disk"): the open file's number, the
  * image's first file's start, and the counters as they were when the
  * open file began (a segment's count from its own start). */
-static uint32_t segment_seq;
-static uint64_t image_start_ns;
-static struct writer_counters segment_base;
-static int threads_stale;   /* a fork child's copy of the parent's table */
+PP_CHILD_WRITES static uint32_t segment_seq;
+PP_CHILD_WRITES static uint64_t image_start_ns;
+PP_CHILD_WRITES static struct writer_counters segment_base;
+PP_CHILD_WRITES static int threads_stale;   /* a fork child's copy of the parent's table */
 
 static pid_t gettid_raw(void) { return (pid_t)syscall(SYS_gettid); }
 
@@ -517,7 +518,7 @@ static void count_own_cpu(void)
  * not in a fork child that execs or exits at once, which it would cost a
  * read of /proc, but in a worker that titled itself after its file was
  * made and ended before a flush. */
-static uint64_t title_hash;
+PP_CHILD_WRITES static uint64_t title_hash;
 #define TITLE_END_NS 20000000ULL
 
 /* The one form both sides are compared in: the arguments as the kernel
@@ -1114,7 +1115,7 @@ static void *sampler_main(void *arg)
  * library's stack: the thread that ended may still be on ours. */
 #define STACK_SIZE (256u << 10)
 static char *own_stack;          /* guard page, then STACK_SIZE bytes */
-static int own_stack_used;       /* a thread of this image started on it */
+PP_CHILD_WRITES static int own_stack_used;       /* a thread of this image started on it */
 
 static size_t own_stack_page;    /* its guard's size (a page) */
 

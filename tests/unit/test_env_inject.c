@@ -37,7 +37,9 @@ static void setup(void)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         unsetenv(vars[i]);
     memset(&pp_config, 0, sizeof pp_config);
+    char *path = pp_state.preload_path;     /* the library's buffer */
     memset(&pp_state, 0, sizeof pp_state);
+    pp_state.preload_path = path;
     strcpy(pp_state.preload_path, OURS);
     strcpy(pp_config.out_dir, "/srv/prof");
     pp_config.follow = 1;
