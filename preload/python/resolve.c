@@ -188,6 +188,19 @@ static struct code_info *mark_of(const struct marks *m, unsigned k, unsigned n,
     return k < m->lo ? (m->cc ? m->cc[k] : NULL) : mk[k];
 }
 
+/* Copies the resolved frames among n raw ones (a, then step apart) to o
+ * and the places below it; returns the place after the last written. */
+static inline struct pyvm_frame *copy_frames(struct pyvm_frame *o,
+                                             const struct raw_frame *a,
+                                             ptrdiff_t step, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++, a += step)
+        if (a->info)
+            *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line,
+                                        .addr = a->addr };
+    return o;
+}
+
 /* Writes n resolved frames, the outermost at outermost and each next
  * inner one step away, into the end of out[], with the C function each
  * is calling where that called its callee back (m); frames not resolved
@@ -219,23 +232,18 @@ static int emit(const struct raw_frame *outermost, ptrdiff_t step,
     struct pyvm_frame *o = out + PP_MAX_DEPTH - 1;
     const struct raw_frame *a = outermost;
     if (!any) {
-        unsigned k = 0;
-        for (; k < n && k < same; k++, a += step)
-            if (a->info)
-                *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line,
-                                            .addr = a->addr };
-        if (same && k == same && (a - step)->info && keep_same)
+        unsigned head = same < n ? same : n;
+        o = copy_frames(o, a, step, head);
+        if (head && head == same && (a + (ptrdiff_t)(head - 1) * step)->info &&
+            keep_same)
             *same_out = (unsigned)(out + PP_MAX_DEPTH - 1 - o);
-        for (; k < n; k++, a += step)
-            if (a->info)
-                *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line,
-                                            .addr = a->addr };
+        o = copy_frames(o, a + (ptrdiff_t)head * step, step, n - head);
         return (int)(out + PP_MAX_DEPTH - 1 - o);
     }
     for (unsigned k = 0; k < n; k++, a += step) {
         if (!a->info)
             continue;
-        *o-- = (struct pyvm_frame){ .code = a->info, .line = a->line, .addr = a->addr };
+        o = copy_frames(o, a, step, 1);
         if (k + 1 == same)
             *same_out = keep_same ? (unsigned)(out + PP_MAX_DEPTH - 1 - o) : 0;
         struct code_info *c = any ? mark_of(m, k, n, a, step) : NULL;

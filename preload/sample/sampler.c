@@ -802,6 +802,21 @@ static int make_timer(timer_t *timer)
 }
 
 
+/* The file's END, under tick_lock; an image that ends before its first
+ * tick still gets its file.  END carries the counters: no flush before
+ * it, so that a file this small ends in one stored frame (writer_end). */
+static void end_file(void)
+{
+    if (file_open == 0)
+        open_file();
+    if (file_open > 0) {
+        count_own_cpu();
+        if (file_flushed || mono_ns() - writer_start_ns() >= TITLE_END_NS)
+            check_title();
+        writer_end(req_how, req_value, file_counters());
+    }
+}
+
 static void serve_request(void)
 {
     pthread_mutex_lock(&tick_lock);
@@ -813,17 +828,7 @@ static void serve_request(void)
         file_open = 0;
         atomic_store(&pp_profile.has_file, 0);
     } else {
-        /* An image that ends before its first tick still gets its file. */
-        if (file_open == 0)
-            open_file();
-        /* END carries the counters: no flush before it, so that a file
-         * this small ends in one stored frame (writer_end). */
-        if (file_open > 0) {
-            count_own_cpu();
-            if (file_flushed || mono_ns() - writer_start_ns() >= TITLE_END_NS)
-                check_title();
-            writer_end(req_how, req_value, file_counters());
-        }
+        end_file();
     }
     pthread_mutex_unlock(&tick_lock);
 }
@@ -1264,11 +1269,7 @@ static int serve_exit_here(void)
         pthread_mutex_unlock(&tick_lock);
         return 0;
     }
-    open_file();
-    if (file_open > 0) {
-        count_own_cpu();
-        writer_end(req_how, req_value, file_counters());
-    }
+    end_file();
     served_elsewhere = 1;
     file_open = -1;         /* a tick that was waiting for the lock: idle */
     pthread_mutex_unlock(&tick_lock);
