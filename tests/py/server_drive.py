@@ -54,8 +54,12 @@ def note(pid, res, secs):
 class Watch(threading.Thread):
     """Scans /proc every 10 ms for the launched process's descendants.  A
     process counts as Python when its executable was python3 in two scans
-    at least 100 ms apart (a fork child that execs another program at once
-    is not one)."""
+    at least 100 ms apart and it was never seen running something else
+    after that (a fork child that execs another program at once is not
+    one).  What a process ran before it was first seen as Python does not
+    count: pyprof-run's child is pyprof-run until it execs the command,
+    and a scan that falls in that moment (a busy machine widens it) must
+    not hide the command's process."""
 
     def __init__(self, root):
         super().__init__(daemon=True)
@@ -91,7 +95,7 @@ class Watch(threading.Thread):
             if exe.startswith("python"):
                 first = self.seen.get(pid, (now, now))[0]
                 self.seen[pid] = (first, now)
-            else:
+            elif pid in self.seen:
                 self.other.add(pid)
 
     def run(self):
