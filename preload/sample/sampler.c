@@ -116,6 +116,8 @@ PP_CHILD_WRITES static int file_open;
 PP_CHILD_WRITES static int file_flushed;    /* the open file has been flushed once       */
 PP_CHILD_WRITES static struct deadlines deadlines;
 PP_CHILD_WRITES static int main_gone;       /* the main thread ended with pthread_exit */
+PP_CHILD_WRITES static int pinned;          /* started on the forking thread's CPU: beside_forker() */
+PP_CHILD_WRITES static cpu_set_t forker_cpus;   /* and the CPUs that thread could run on */
 /* Sampling on demand, in the open file: the window whose START it has
  * (0: none open), the last of the tree's marks it has. */
 PP_CHILD_WRITES static uint32_t window_open, marks_done;
@@ -732,9 +734,55 @@ static void window_closes(void)
     pthread_mutex_unlock(&tick_lock);
 }
 
+/* How long a fork child's sampler stays on the CPU of the thread that
+ * forked (beside_forker). */
+#define BESIDE_FORKER_NS 20000000ULL
+
+/* A fork child's first milliseconds are its copy-on-write storm: every
+ * page it writes, the interpreter's and ours, is copied from the parent.
+ * In a process whose threads run on two CPUs each such copy interrupts
+ * the other CPU to flush its view of the page (a TLB shootdown, tens of
+ * microseconds on a VM), so a sampler ticking beside the program on
+ * another CPU made both threads' copies dear: at 10 kHz a fork and _exit
+ * child took 1.7 ms more than plainly, 40 % of its main thread's time in
+ * those flushes.  So the sampler of a fork child starts on the CPU of the
+ * thread that forked and moves to that thread's CPUs once the storm is
+ * over (pyprof(7), "Timing and cost").  Not at rates that poll
+ * (may_spin): a poller must not share the program's CPU. */
+static int beside_forker(pthread_attr_t *attr)
+{
+    if (pp_state.started_by != PP_START_FORK ||
+        1000000000ULL / pp_config.hz < SPIN_BELOW_NS ||
+        mono_ns() - pp_state.forked_ns >= BESIDE_FORKER_NS)
+        return 0;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE ||
+        sched_getaffinity(0, sizeof forker_cpus, &forker_cpus) != 0)
+        return 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_attr_setaffinity_np(attr, sizeof one, &one) == 0;
+}
+
+/* Back to the CPUs the program's main thread may run on now (as a
+ * thread it made would), or else those the forking thread could, once
+ * the child is past its first copies. */
+static void leave_forker(uint64_t now)
+{
+    if (!pinned || now - pp_state.forked_ns < BESIDE_FORKER_NS)
+        return;
+    pinned = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(pp_state.pid, sizeof set, &set) != 0)
+        set = forker_cpus;
+    sched_setaffinity(0, sizeof set, &set);
+}
+
 static void tick(void)
 {
     uint64_t now = mono_ns();
+    leave_forker(now);
     pthread_mutex_lock(&tick_lock);
     if (file_open <= 0 && !open_file()) {
         pthread_mutex_unlock(&tick_lock);
@@ -1171,8 +1219,16 @@ int sampler_start(void)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     stack_for(&attr);
+    pinned = beside_forker(&attr);
     uncounted_prepare();
     int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    if (r == EINVAL && pinned) {
+        /* The CPU was taken from the process meanwhile (a cpuset's
+         * change): start where the C library would have. */
+        pinned = 0;
+        pthread_attr_setaffinity_np(&attr, sizeof forker_cpus, &forker_cpus);
+        r = pthread_create(&thread, &attr, sampler_main, NULL);
+    }
     if (r == 0)
         uncounted_sampler();
     else

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "json_report.h"
@@ -307,6 +308,65 @@ PP_TEST(lifecycle, a_process_forked_from_c_without_cpythons_fork_handling_is_sam
 {
     forked_from_c(py, "main");
     forked_from_c(py, "thread");
+}
+
+/* tests/py/fork_sampler_cpus.py: a fork child's sampler starts on the
+ * CPU of the thread that forked and, once the child is past its first
+ * copy-on-write faults (20 ms), may run where the child's main thread may
+ * (pyprof(7), Timing and cost).  A sampler left on one CPU would take its
+ * ticks from the program's thread there for as long as the child lives;
+ * one given more CPUs than the program allowed its thread would run where
+ * the program said not to.  At 1 kHz, which sleeps between ticks (a
+ * polling sampler never shares a CPU). */
+static void sampler_cpus(const struct pp_python *py, const char *mode)
+{
+    const char *dir = pp_tmpdir();
+    struct pp_result run;
+    const char *args[] = { pp_script("fork_sampler_cpus.py"), mode, NULL };
+    pp_run_python(&run, py, dir, 1000, NULL, args);
+    pp_expect_ok(py, &run, "fork_sampler_cpus.py");
+    int n_early = -1, n_late = -1;
+    char early[64] = "", late[64] = "", main_cpus[64] = "";
+    const char *e = strstr(run.out, "early "), *l = strstr(run.out, "late "),
+               *m = strstr(run.out, "main ");
+    pp_assert(py, e && l && m && sscanf(e, "early %d %63s", &n_early, early) >= 1 &&
+              sscanf(l, "late %d %63s", &n_late, late) >= 1 &&
+              sscanf(m, "main %63s", main_cpus) == 1,
+              "fork_sampler_cpus.py %s printed:\n%s", mode, run.out);
+    pp_expect(py, n_early == 1 && n_late == 1, "%s: the fork child had %d and "
+              "then %d threads of ours (1 expected):\n%s", mode, n_early, n_late,
+              run.out);
+    /* one CPU: a number, not a list or a range */
+    pp_expect(py, early[0] && strspn(early, "0123456789") == strlen(early),
+              "%s: right after the fork the sampler may run on CPUs %s, not "
+              "on the forking thread's one", mode, early);
+    if (!strcmp(mode, "narrow"))
+        pp_expect(py, !strcmp(early, main_cpus), "%s: the sampler started on "
+                  "CPU %s, the program allowed its thread only %s", mode, early,
+                  main_cpus);
+    pp_expect(py, !strcmp(late, main_cpus), "%s: 0.3 s after the fork the "
+              "sampler may run on CPUs %s, the child's main thread on %s", mode,
+              late, main_cpus);
+    long pid = 0;
+    const char *c = strstr(run.out, "child ");
+    pp_assert(py, c && sscanf(c, "child %ld", &pid) == 1, "no child line:\n%s",
+              run.out);
+    const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+    pp_expect(py, pp_json_samples_in(doc, pid, "child_work") > 0,
+              "%s: the child's child_work has no sample", mode);
+}
+
+PP_TEST(lifecycle, a_fork_child_s_sampler_starts_on_the_forking_cpu_then_goes_where_the_program_may,
+        .timeout = 90)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 2) {
+        fprintf(stderr, "SKIP: %s: one CPU, where every thread shares it\n",
+                py->label);
+        return;
+    }
+    sampler_cpus(py, "wide");
+    sampler_cpus(py, "narrow");
 }
 
 /* Lines of fatal_exits.py without their pids: "work_hup signal 1 core 0". */
