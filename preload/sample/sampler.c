@@ -61,6 +61,13 @@
  * as polling does. */
 #define SPIN_BELOW_NS 50000
 
+/* Whether the rate asked is one the sampler polls for (may_spin) rather
+ * than sleeping between ticks. */
+static int rate_polls(void)
+{
+    return 1000000000ULL / pp_config.hz < SPIN_BELOW_NS;
+}
+
 enum request { REQ_NONE, REQ_FINISH };
 
 struct thread_slot {
@@ -738,6 +745,11 @@ static void window_closes(void)
  * forked (beside_forker). */
 #define BESIDE_FORKER_NS 20000000ULL
 
+static int within_fork_storm(uint64_t now)
+{
+    return now - pp_state.forked_ns < BESIDE_FORKER_NS;
+}
+
 /* A fork child's first milliseconds are its copy-on-write storm: every
  * page it writes, the interpreter's and ours, is copied from the parent.
  * In a process whose threads run on two CPUs each such copy interrupts
@@ -751,9 +763,8 @@ static void window_closes(void)
  * (may_spin): a poller must not share the program's CPU. */
 static int beside_forker(pthread_attr_t *attr)
 {
-    if (pp_state.started_by != PP_START_FORK ||
-        1000000000ULL / pp_config.hz < SPIN_BELOW_NS ||
-        mono_ns() - pp_state.forked_ns >= BESIDE_FORKER_NS)
+    if (pp_state.started_by != PP_START_FORK || rate_polls() ||
+        !within_fork_storm(mono_ns()))
         return 0;
     int cpu = sched_getcpu();
     if (cpu < 0 || cpu >= CPU_SETSIZE ||
@@ -770,7 +781,7 @@ static int beside_forker(pthread_attr_t *attr)
  * the child is past its first copies. */
 static void leave_forker(uint64_t now)
 {
-    if (!pinned || now - pp_state.forked_ns < BESIDE_FORKER_NS)
+    if (!pinned || within_fork_storm(now))
         return;
     pinned = 0;
     cpu_set_t set;
@@ -942,7 +953,7 @@ static void start_deadlines(void)
 static int may_spin(void)
 {
     cpu_set_t set;
-    if (1000000000ULL / pp_config.hz >= SPIN_BELOW_NS)
+    if (!rate_polls())
         return 0;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return 0;
