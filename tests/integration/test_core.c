@@ -272,10 +272,15 @@ PP_TEST(core, a_three_level_call_chain_is_recorded_outermost_first_under_module,
         const struct pp_stack *s = &prof.stacks[i];
         if (pp_stack_find(s, "c", 0) < 0)
             continue;
-        int ok = s->depth == 4;
+        /* From 3.14 the C function a frame is calling is read too: a
+           sample inside c's clock reads is right with that call on top. */
+        int clock_on_top = py->minor >= 14 && s->depth == 5 &&
+            pp_frame_is(s->frames[4], "<built-in method time.perf_counter>");
+        int ok = s->depth == 4 || clock_on_top;
         for (size_t k = 0; ok && k < 4; k++)
             ok = pp_frame_is(s->frames[k], want[k]);
         pp_assert(py, ok, "a stack with c is not exactly <module>;a;b;c "
+                  "(or, from 3.14, with c's perf_counter on top) "
                   "(%zu frames, outermost %s, innermost %s, %ld samples)",
                   s->depth, s->frames[0], s->frames[s->depth - 1], s->count);
     }
