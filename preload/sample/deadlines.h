@@ -59,4 +59,17 @@ static inline uint64_t deadlines_pass(struct deadlines *d, uint64_t n)
     return before >= n ? 0 : n - before;
 }
 
+/* Moves the deadlines not yet passed on by shift ns, earlier or later
+ * (the sampler's phase, pyprof(7) "Timing and cost"); not earlier than
+ * just after now, so that none becomes due behind the clock.  Returns the
+ * next deadline. */
+static inline uint64_t deadlines_shift(struct deadlines *d, uint64_t now,
+                                       int64_t shift)
+{
+    if (shift < 0 && d->next < now + (uint64_t)-shift + 1)
+        shift = d->next > now + 1 ? -(int64_t)(d->next - now - 1) : 0;
+    d->next += (uint64_t)shift;
+    return d->next;
+}
+
 #endif

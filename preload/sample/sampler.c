@@ -31,6 +31,7 @@
 #include "base/config.h"
 #include "base/hash.h"
 #include "base/image_mem.h"
+#include "sample/apart.h"
 #include "sample/control.h"
 #include "sample/deadlines.h"
 #include "python/thread_name.h"
@@ -277,21 +278,40 @@ static double uniform01(void)
  * of it remain after the flag go to this sample's stack as extras.
  * Credit beyond CREDIT_MAX ticks plus those missed deadlines (a thread
  * not sampled at deadlines that were served: stacks rejected) is dropped
- * rather than lent to the stacks of later samples. */
+ * rather than lent to the stacks of later samples, and so is credit
+ * beyond CARRY_MAX ticks more than that carried by samples that could
+ * not take it (below).
+ *
+ * Only a sample that stands at a random point of the thread's CPU time
+ * may take the flag (may_flag).  A thread that holds the GIL but is off
+ * its CPU was preempted, and its stack is where the scheduler stopped
+ * it: on a busy machine that is where its slices end, at steps of a
+ * slice of its CPU time, which can keep falling in the same part of a
+ * loop that repeats at a near multiple of the slice (beside 5 hogs a
+ * 70/30 split read 0.80/0.20).  Such a sample carries the credit on to
+ * the next one that finds the thread running, unless the credit would
+ * then pass CREDIT_MAX and the missed deadlines (a thread the sampler
+ * never sees running: one CPU for both, or a sampler that only gets a
+ * CPU when the thread loses it), where it is flagged as before rather
+ * than dropped.  A thread without the GIL that is off its CPU waits
+ * where it chose to (or for the GIL): its samples may take the flag. */
 #define CREDIT_MAX 2.0
+#define CARRY_MAX 4.0
 
-static int on_cpu(struct thread_slot *s, uint64_t cpu, uint32_t *extra)
+static int on_cpu(struct thread_slot *s, uint64_t cpu, int may_flag, uint32_t *extra)
 {
     uint64_t missed = counters.missed - s->missed_seen;
     *extra = 0;
     s->missed_seen = counters.missed;
     if (s->cpu_ns == UINT64_MAX || cpu <= s->cpu_ns)
         return 0;
-    double cap = CREDIT_MAX + (double)(missed < PP_MAX_CPU_EXTRA ? missed
-                                                                  : PP_MAX_CPU_EXTRA);
+    double kept = CREDIT_MAX + (double)(missed < PP_MAX_CPU_EXTRA ? missed
+                                                                   : PP_MAX_CPU_EXTRA);
     s->credit += (double)(cpu - s->cpu_ns) * (double)pp_config.hz / 1e9;
-    if (s->credit > cap)
-        s->credit = cap;
+    if (s->credit > kept + CARRY_MAX)
+        s->credit = kept + CARRY_MAX;
+    if (!may_flag && s->credit <= kept)
+        return 0;
     if (s->credit < s->threshold)
         return 0;
     s->credit -= 1.0;
@@ -303,6 +323,23 @@ static int on_cpu(struct thread_slot *s, uint64_t cpu, uint32_t *extra)
         s->credit -= n;
     }
     return 1;
+}
+
+/* Whether t's stack, read with the thread's CPU time at cpu, may take
+ * the flag of on_cpu: the thread is still running (its CPU time, read
+ * again, has moved on), or it is not holding the GIL, or it has not run
+ * since its last sample (nothing to flag).  The second read is paid only
+ * by a thread that ran and holds the GIL. */
+static int random_point(const struct thread_slot *s, const struct pyvm_thread *t,
+                        uint64_t cpu)
+{
+    uint64_t again;
+    if (!(t->flags & PP_SAMPLE_HOLDS_GIL) || s->cpu_ns == UINT64_MAX ||
+        cpu <= s->cpu_ns || !t->native_tid)
+        return 1;
+    int on = pp_thread_cpu_ns(t->native_tid, &again) == 0 && again > cpu;
+    apart_note(on);
+    return on;
 }
 
 /* The slot for (tid, tstate): a tid reused by a new thread, or a thread
@@ -452,7 +489,7 @@ static void take(const struct pyvm_thread *t, int bind)
     s->spliced = (uint8_t)spliced;
     unsigned flags = t->flags;
     uint32_t extra;
-    if (on_cpu(s, cpu, &extra))
+    if (on_cpu(s, cpu, random_point(s, t, cpu), &extra))
         flags |= PP_SAMPLE_ON_CPU;
     s->cpu_ns = cpu;
     if (!tick_stamped) {
@@ -847,6 +884,31 @@ static int arm_timer(timer_t *timer, int on)
     return timer_settime(*timer, 0, &its, NULL);
 }
 
+/* The ticks' phase moves to a random point of the interval every
+ * PHASE_TICKS ticks.  A timer at a fixed phase keeps its ticks at the
+ * same points between the scheduler's (250 Hz here), where a busy
+ * machine's threads start and end their runs, so that the ticks fall on
+ * the same few points of a thread's CPU time, and of any loop in it that
+ * repeats at a near multiple of the interval: beside 5 hogs a 70/30 split
+ * read 0.51/0.49 or 0.83/0.17 run to run at 1 kHz.  Moved by up to half
+ * an interval either way, the deadlines keep their rate (pyprof(7),
+ * "Timing and cost"); one timer_settime each time. */
+#define PHASE_TICKS 16u
+static unsigned phase_ticks;
+
+static void shift_phase(timer_t *timer)
+{
+    uint64_t iv = deadlines.iv;
+    int64_t shift = (int64_t)(uniform01() * (double)iv) - (int64_t)(iv / 2);
+    uint64_t next = deadlines_shift(&deadlines, mono_ns(), shift);
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(iv / 1000000000ULL);
+    its.it_interval.tv_nsec = (long)(iv % 1000000000ULL);
+    its.it_value.tv_sec = (time_t)(next / 1000000000ULL);
+    its.it_value.tv_nsec = (long)(next % 1000000000ULL);
+    timer_settime(*timer, TIMER_ABSTIME, &its, NULL);
+}
+
 static int make_timer(timer_t *timer)
 {
     struct sigevent sev;
@@ -1092,6 +1154,7 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = gettid_raw();
+    apart_reset();
     /* Set up under tick_lock, which an exit served by the exiting thread
      * (sampler_end) takes too: one or the other, and after that exit
      * there is nothing to set up. */
@@ -1157,6 +1220,11 @@ static void *sampler_main(void *arg)
             counters.missed += deadlines_pass(&deadlines, over);
             deadlines_pass(&deadlines, 1);
             tick();
+            apart_tick(!pinned);
+            if (++phase_ticks >= PHASE_TICKS) {
+                phase_ticks = 0;
+                shift_phase(&timer);
+            }
         } else {
             other_signal(&si);
         }

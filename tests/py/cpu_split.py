@@ -2,9 +2,10 @@
 its own CPU clock (the kernel's count, as pyprof reads it), for the CPU
 mode test.
 
-    python cpu_split.py CPU_SECONDS
+    python cpu_split.py CPU_SECONDS [UNIT]
 
-run() alternates heavy (7 units of work) and light (3 units) until the
+run() alternates heavy (7 units of work) and light (3 units; a unit is
+UNIT loop iterations, 20,000 unless given) until the
 main thread has used CPU_SECONDS of CPU in it, whatever share of a CPU it
 gets (the test runs it beside CPU hogs).  Prints
 "cpu RUN heavy H light L wall W": the seconds of CPU run, heavy and light
@@ -12,7 +13,7 @@ took (time.thread_time), and the wall-clock seconds run took."""
 import sys
 import time
 
-UNIT = 20000
+UNIT = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 
 
 def work(units):

@@ -112,3 +112,25 @@ Test(deadlines, ticks_and_missed_ones_are_the_file_s_deadlines)
                      (unsigned long long)start, (unsigned long long)now);
     }
 }
+
+/* The sampler moves its ticks' phase (pyprof(7), "Timing and cost"):
+ * later by any amount, earlier only as far as just after now, and the
+ * deadlines after the moved one keep the interval. */
+Test(deadlines, a_shift_moves_the_next_deadline_and_never_behind_the_clock)
+{
+    struct deadlines d;
+    deadlines_init(&d, 1000, IV, 0);
+    uint64_t first = d.next;
+    cr_expect_eq(deadlines_shift(&d, 1000, (int64_t)IV / 2), first + IV / 2);
+    cr_expect_eq(deadlines_due(&d, first + IV / 2 - 1), 0);
+    cr_expect_eq(deadlines_due(&d, first + IV / 2 + IV), 2);
+    uint64_t next = d.next;
+    cr_expect_eq(deadlines_shift(&d, 1000, -(int64_t)IV / 4), next - IV / 4);
+    /* now just short of the next deadline: it may move to just after now */
+    uint64_t now = d.next - 10;
+    cr_expect_eq(deadlines_shift(&d, now, -(int64_t)IV / 2), now + 1);
+    cr_expect_eq(deadlines_due(&d, now), 0);
+    /* and not at all when it is due already */
+    now = d.next;
+    cr_expect_eq(deadlines_shift(&d, now, -5), now);
+}
