@@ -873,14 +873,17 @@ static void tick(void)
 
 /* ------------------------------------------------------------ thread */
 
+static struct timespec ns_timespec(uint64_t ns)
+{
+    return (struct timespec){ (time_t)(ns / 1000000000ULL),
+                              (long)(ns % 1000000000ULL) };
+}
+
 /* Arms the timer at the sampling interval, or disarms it (on 0). */
 static int arm_timer(timer_t *timer, int on)
 {
     uint64_t ns = on ? 1000000000ULL / pp_config.hz : 0;
-    struct itimerspec its;
-    its.it_interval.tv_sec = (time_t)(ns / 1000000000ULL);
-    its.it_interval.tv_nsec = (long)(ns % 1000000000ULL);
-    its.it_value = its.it_interval;
+    struct itimerspec its = { ns_timespec(ns), ns_timespec(ns) };
     return timer_settime(*timer, 0, &its, NULL);
 }
 
@@ -901,11 +904,7 @@ static void shift_phase(timer_t *timer)
     uint64_t iv = deadlines.iv;
     int64_t shift = (int64_t)(uniform01() * (double)iv) - (int64_t)(iv / 2);
     uint64_t next = deadlines_shift(&deadlines, mono_ns(), shift);
-    struct itimerspec its;
-    its.it_interval.tv_sec = (time_t)(iv / 1000000000ULL);
-    its.it_interval.tv_nsec = (long)(iv % 1000000000ULL);
-    its.it_value.tv_sec = (time_t)(next / 1000000000ULL);
-    its.it_value.tv_nsec = (long)(next % 1000000000ULL);
+    struct itimerspec its = { ns_timespec(iv), ns_timespec(next) };
     timer_settime(*timer, TIMER_ABSTIME, &its, NULL);
 }
 
