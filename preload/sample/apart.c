@@ -31,9 +31,7 @@ void apart_note(int running)
     seen += running != 0;
 }
 
-/* All the CPUs the program's main thread may run on (as a thread it made
- * would get), less `less` when it is >= 0; 0 when that leaves none. */
-static int program_cpus(cpu_set_t *set, int less)
+int apart_program_cpus(cpu_set_t *set, int less)
 {
     if (sched_getaffinity(pp_state.pid, sizeof *set, set) != 0)
         return 0;
@@ -56,14 +54,14 @@ void apart_tick(int may_move)
     int cpu;
     if (ran >= WINDOW_MIN_RAN && seen * 4 < ran) {
         /* again when the thread came to the CPUs the sampler moved to */
-        if ((cpu = sched_getcpu()) >= 0 && program_cpus(&set, cpu) &&
+        if ((cpu = sched_getcpu()) >= 0 && apart_program_cpus(&set, cpu) &&
             sched_setaffinity(0, sizeof set, &set) == 0) {
             moved = 1;
             moved_for = 0;
         }
     } else if (moved && ++moved_for >= MOVED_WINDOWS) {
         moved = 0;
-        if (program_cpus(&set, -1))
+        if (apart_program_cpus(&set, -1))
             sched_setaffinity(0, sizeof set, &set);
     }
     ticks = ran = seen = 0;

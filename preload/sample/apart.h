@@ -19,6 +19,8 @@
 #ifndef PYPROF_APART_H
 #define PYPROF_APART_H
 
+#include <sched.h>
+
 /* Forgets what an earlier sampler (a fork's parent's) saw. */
 void apart_reset(void);
 
@@ -30,5 +32,10 @@ void apart_note(int running);
  * (not pinned for a fork child's first milliseconds); while it is not,
  * nothing is counted. */
 void apart_tick(int may_move);
+
+/* All the CPUs the program's main thread may run on (as a thread it made
+ * would get), less `less` when it is >= 0; 0 when that leaves none (or
+ * the kernel would not say). */
+int apart_program_cpus(cpu_set_t *set, int less);
 
 #endif

@@ -822,7 +822,7 @@ static void leave_forker(uint64_t now)
         return;
     pinned = 0;
     cpu_set_t set;
-    if (sched_getaffinity(pp_state.pid, sizeof set, &set) != 0)
+    if (!apart_program_cpus(&set, -1))
         set = forker_cpus;
     sched_setaffinity(0, sizeof set, &set);
 }
