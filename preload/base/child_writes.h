@@ -7,8 +7,11 @@
  * "Timing and cost"); spread over the files' own .data and .bss, the
  * child's resets touched eight pages, gathered they touch one or two.
  * The parent's sampler, which writes most of them at every tick, takes
- * as many fewer faults after each fork.  Only small variables belong
- * here: a large buffer would push the rest onto other pages.
+ * as many fewer faults after each fork; so the small variables it writes
+ * at every tick belong here too (the walk's tick count, the writer's
+ * per-tick lengths, moving apart's counts), also where no child writes
+ * them.  Only small variables belong here: a large buffer would push the
+ * rest onto other pages.
  */
 #ifndef PYPROF_CHILD_WRITES_H
 #define PYPROF_CHILD_WRITES_H

@@ -21,6 +21,23 @@ uint64_t pp_new_uid(void)
     return v ? v : 1;
 }
 
+/* splitmix64's finalizer: a bijection of 64 bits that spreads each input
+ * bit over all output bits. */
+static uint64_t mix64(uint64_t v)
+{
+    v ^= v >> 30;
+    v *= 0xbf58476d1ce4e5b9ULL;
+    v ^= v >> 27;
+    v *= 0x94d049bb133111ebULL;
+    return v ^ (v >> 31);
+}
+
+uint64_t pp_child_uid(uint64_t parent, pid_t pid, uint64_t at_ns)
+{
+    uint64_t v = mix64(parent ^ mix64(((uint64_t)(uint32_t)pid << 32) ^ at_ns));
+    return v ? v : 1;
+}
+
 void pp_format_parent(char *buf, uint64_t uid, int how)
 {
     static const char hex[] = "0123456789abcdef";

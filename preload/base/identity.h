@@ -57,4 +57,11 @@ extern struct pp_state pp_state;
 /* 64 random bits (getrandom, falling back to time and pid). */
 uint64_t pp_new_uid(void);
 
+/* A fork child's id, made from its parent's (random), its pid and the
+ * time of the fork, without a system call: a child that exits at once
+ * would otherwise fault in getrandom's page of the C library for it
+ * (pyprof(7), "Timing and cost").  Distinct for every child of a parent
+ * (pid and time) and for children of distinct parents (their ids). */
+uint64_t pp_child_uid(uint64_t parent, pid_t pid, uint64_t at_ns);
+
 #endif

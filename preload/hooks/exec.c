@@ -189,7 +189,9 @@ static void system_enter(struct sigaction *old_int, struct sigaction *old_quit)
  * system() calls; a lock one of them held would never be released. */
 static void system_after_fork(void)
 {
-    pthread_mutex_init(&system_lock, NULL);
+    /* An assignment, not pthread_mutex_init: a fork handler makes no
+     * call that is not async-signal-safe. */
+    system_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     system_users = 0;
 }
 

@@ -40,13 +40,14 @@ static void become_child(uint32_t forker)
      * have a file even if its first tick has not come yet: name it. */
     pp_state.parent_uid = pp_state.uid;
     pp_profile_after_fork();
-    pp_state.uid = pp_new_uid();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
     pp_state.forked_ns = pp_clock_ns(CLOCK_MONOTONIC);
+    pp_state.uid = pp_child_uid(pp_state.parent_uid, pp_state.pid,
+                                pp_state.forked_ns);
     writer_after_fork();
     sampler_after_fork();
-    pyvm_after_fork(forker);
+    pyvm_after_fork(forker, (uint32_t)pp_state.pid);
     /* PYPROF_FOLLOW=0 profiles the command only, not its fork children
      * (pyprof(7), Following children). */
     if (pp_config.follow)

@@ -48,10 +48,12 @@ void hooks_popen_init(void)
     pthread_atfork(NULL, NULL, popen_after_fork);
 }
 
-/* The child has no other thread that could hold the lock. */
+/* The child has no other thread that could hold the lock.  An
+ * assignment: a fork handler calls nothing that is not
+ * async-signal-safe. */
 static void popen_after_fork(void)
 {
-    pthread_mutex_init(&lock, NULL);
+    lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 }
 
 /* "r" or "w", then optionally "e" (glibc's modes); -1 for anything else. */

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/loaded_symbol.h"
 #include "base/log.h"
 #include "guard/safe_read.h"
 #include "python/ccall.h"
@@ -109,6 +110,10 @@ static int read_version(int *minor)
 
 int pyvm_detect(void)
 {
+    /* Asked of the objects first: a failed dlsym starts malloc
+     * (base/loaded_symbol.h) in every program that is no Python. */
+    if (!loaded_symbol_may_exist("_PyRuntime"))
+        return 0;
     void *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
     if (!rt)
         return 0;

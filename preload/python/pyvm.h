@@ -131,7 +131,7 @@ void pyvm_on_reject(pyvm_reject_fn fn);
  * (PyOS_AfterFork_Child) writes the new id into that thread's state; a
  * process forked from C without it (uWSGI's workers, unless
  * --py-call-osafterfork) keeps the parent's id there, which the walk then
- * reads as the child's (pyprof(7), Fork). */
-void pyvm_after_fork(uint32_t forker);
+ * reads as the child's (pyprof(7), Fork).  pid: the child's. */
+void pyvm_after_fork(uint32_t forker, uint32_t pid);
 
 #endif

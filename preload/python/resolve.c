@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "base/child_writes.h"
 #include "pyprof/format.h"
 #include "python/callsite.h"
 #include "python/ccall.h"
@@ -66,8 +67,8 @@ static unsigned reuse_outer(const struct ts_cache *tc, struct raw_frame *walk,
  * count, which the program writes at every call (pyprof(7), "Timing and
  * cost").  Entries handed out in a tick stay pinned (codecache.h). */
 #define CHAIN_CODES 4
-static struct { uintptr_t code; struct code_info *info; } chain_codes[CHAIN_CODES];
-static unsigned chain_ncodes;
+PP_CHILD_WRITES static struct { uintptr_t code; struct code_info *info; } chain_codes[CHAIN_CODES];
+PP_CHILD_WRITES static unsigned chain_ncodes;   /* written at every chain */
 
 static void chain_codes_reset(void) { chain_ncodes = 0; }
 

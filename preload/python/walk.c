@@ -70,8 +70,8 @@ static struct ts_cache ts_caches[TS_SLOTS];
  * the next instead of emptying every slot, whose pages it would otherwise
  * copy before it samples anything (pyprof(7), "Timing and cost"). */
 PP_CHILD_WRITES static uint32_t caches_gen = 1;
-static uint32_t tick_no, sample_seq;
-static unsigned tick_retries;      /* re-reads left in this tick */
+PP_CHILD_WRITES static uint32_t tick_no, sample_seq;   /* written at every tick */
+PP_CHILD_WRITES static unsigned tick_retries;   /* re-reads left in this tick */
 
 /* Scratch for one walk, innermost first: written at every sample, so
  * kept out of a fork child's copy (base/image_mem.h). */
@@ -82,7 +82,7 @@ static struct pyvm_frame *out;
 PP_CHILD_WRITES static uintptr_t out_tstate;
 static uint32_t out_seq;
 /* Where this walk may stop (framecache_stop), and whether it did. */
-static struct {
+PP_CHILD_WRITES static struct {
     uintptr_t addr, code, prev;
     unsigned idx;
     int hit;
@@ -654,7 +654,7 @@ static int lone_generator(uintptr_t f)
 /* Whether this walk is the sample's last try.  A running thread is past
  * a lone generator by the next walk, one stopped in it is there still at
  * the last: only that one pays walk_stopped_resumer's system calls. */
-static int last_try;
+PP_CHILD_WRITES static int last_try;
 
 /* A thread whose current frame is a lone generator: a running one leaves
  * that state within a re-read or two, one stopped in it stays there and
@@ -752,7 +752,7 @@ static int over_budget(uint64_t took, int n)
 /* Why the last walk_checked that returned -1 failed: its two reads
  * disagreed (or a frame was unreadable), or they agreed but took longer
  * than their budget (over_budget; pyvm_take_failed_reads). */
-static enum { FAIL_TORN, FAIL_SLOW } walk_fail;
+PP_CHILD_WRITES static enum { FAIL_TORN, FAIL_SLOW } walk_fail;
 /* When the stack the last walk_checked returned was the thread's
  * (pyvm_thread.at_ns). */
 static uint64_t walk_at_ns;
@@ -760,7 +760,7 @@ PP_CHILD_WRITES static uint64_t failed_reads[PYVM_FAILED_KINDS];
 
 /* The GIL's mark taken before the last walk_checked read the thread's
  * current frame, when another thread was its last holder (ok). */
-static struct {
+PP_CHILD_WRITES static struct {
     struct gil_mark m;
     int ok;
 } walk_mark;
@@ -778,8 +778,8 @@ static int walk_checked(uintptr_t tstate, const uint8_t *t, uintptr_t gil,
 {
     int ok = 1;
     walk_fail = FAIL_TORN;
-    static struct gil_mark before, after;   /* static: under sigsetjmp */
-    static uint64_t started;                /* static: under sigsetjmp */
+    PP_CHILD_WRITES static struct gil_mark before, after;   /* static: under sigsetjmp */
+    PP_CHILD_WRITES static uint64_t started;                /* static: under sigsetjmp */
     started = now_ns();
     /* Only another thread's being the last holder can prove anything. */
     int marked = gil && gil_mark(L, gil, &before) && before.holder != tstate;
@@ -905,8 +905,8 @@ static pyvm_reject_fn reject_fn;
 
 /* The id of the interpreter whose threads pyvm_sample is reading, and
  * whether its cyclic GC was running (on the thread holding its GIL). */
-static int64_t interp_id;
-static int gc_running;
+PP_CHILD_WRITES static int64_t interp_id;
+PP_CHILD_WRITES static int gc_running;
 
 /* 3.15, before a walk: where it may stop (fc_stop), from the thread's
  * trusted anchor and the thread state t as read before the walk. */
@@ -1181,12 +1181,12 @@ int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected)
     return passed;
 }
 
-void pyvm_after_fork(uint32_t forker)
+void pyvm_after_fork(uint32_t forker, uint32_t pid)
 {
     memset(failed_reads, 0, sizeof failed_reads);   /* the parent's */
     forked_from[1] = forked_as && forker == forked_as ? forked_from[0] : 0;
     forked_from[0] = forker;
-    forked_as = (uint32_t)getpid();
+    forked_as = pid;
     out_tstate = 0;
     caches_gen++;
 }

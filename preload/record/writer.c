@@ -58,6 +58,7 @@ static void clean_tables(void);
 
 static struct {
     int fd;                         /* open between writes: see out_fd()  */
+    int held;                       /* writer_hold_fd: kept until let go  */
     int have_file;                  /* created: path, dev and ino are set */
     dev_t dev; ino_t ino;           /* the file we created                */
     ZSTD_CCtx *cctx;
@@ -91,14 +92,21 @@ static char w_stop_reason[PATH_MAX + 160];
 
 /* ------------------------------------------------------------ output */
 
+/* Whether w.fd may stay open after a write: in the sampler's private fd
+ * table, or on any thread for the span of a hold (writer_hold_fd). */
+static int keeps_fd(void)
+{
+    return own_fd_keep() || w.held;
+}
+
 /* The file, open for one write: kept open only in the sampler's private
- * fd table (own_fd.h), else opened by path for each write and closed after
- * it, so that the program's fd table holds nothing of ours between
- * writes.  A file at that path that is not the one we created is never
- * written. */
+ * fd table (own_fd.h), or while held, else opened by path for each write
+ * and closed after it, so that the program's fd table holds nothing of
+ * ours between writes.  A file at that path that is not the one we
+ * created is never written. */
 static int out_fd(void)
 {
-    if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
+    if (w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
         return w.fd;
     int fd = open(w_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -107,7 +115,7 @@ static int out_fd(void)
         close(fd);
         return -1;
     }
-    if (own_fd_keep())
+    if (keeps_fd())
         w.fd = fd;
     return fd;
 }
@@ -130,7 +138,7 @@ static void write_all(const uint8_t *p, size_t n)
     if (w.broken || !n)
         return;
     int fd = out_fd();
-    int kept = fd >= 0 && fd == w.fd && own_fd_keep();
+    int kept = fd >= 0 && fd == w.fd && keeps_fd();
     if (fd < 0) {
         stop_writing(errno ? errno : ENOENT, "the file is gone or was replaced");
         return;
@@ -652,7 +660,7 @@ int writer_open(const struct writer_image *img)
         return -1;
     }
     /* The segment before this one (the same image's, ended): its fd. */
-    if (w.have_file && w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
+    if (w.have_file && w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
         close(w.fd);
     w.fd = -1;
     w.have_file = 0;
@@ -680,7 +688,7 @@ int writer_open(const struct writer_image *img)
     w.ino = st.st_ino;
     w.have_file = 1;
     w.fd = -1;
-    if (own_fd_keep())
+    if (keeps_fd())
         w.fd = fd;
     else
         close(fd);
@@ -766,11 +774,11 @@ static uint32_t last_leaf(uint32_t idx)
 /* This tick's CPU_EXTRA entries: rare (a sampler that missed deadlines
  * while threads ran), so a small fixed buffer. */
 static uint8_t cpu_extra[1024];
-static size_t cpu_extra_len;
+PP_CHILD_WRITES static size_t cpu_extra_len;
 /* This tick's TASK_WAIT entries: a thread's pending tasks, at most a few
  * dozen a tick (sampler.c), each a thread, a leaf and a count. */
 static uint8_t task_wait[2048];
-static size_t task_wait_len;
+PP_CHILD_WRITES static size_t task_wait_len;
 
 void writer_tick_prepare(void)
 {
@@ -999,11 +1007,24 @@ static void forget(void)
 void writer_discard(void)
 {
     if (w.have_file) {
-        if (w.fd >= 0 && own_fd_keep() && own_fd_is(w.fd, w.dev, w.ino))
+        if (w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
             close(w.fd);
         unlink(w_path);
     }
     forget();
+}
+
+void writer_hold_fd(int hold)
+{
+    if (hold) {
+        w.held = 1;
+        return;
+    }
+    w.held = 0;
+    if (w.fd >= 0 && !own_fd_keep()) {
+        close(w.fd);
+        w.fd = -1;
+    }
 }
 
 void writer_after_fork(void)

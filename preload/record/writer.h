@@ -120,6 +120,13 @@ void writer_after_fork(void);
 /* Closes and removes this image's file (it held nothing worth keeping). */
 void writer_discard(void);
 
+/* hold 1: until writer_hold_fd(0), the file's fd, once created or opened,
+ * stays open on a thread without a private fd table too (own_fd.h), so
+ * that a file made and ended at once (a fork child's exit, written by the
+ * exiting thread) is opened once, not once to create and again to write.
+ * hold 0 closes it there.  Under the caller's lock, on one thread. */
+void writer_hold_fd(int hold);
+
 /* Bytes written to the file so far (compressed), for the log and for the
  * size of a segment. */
 uint64_t writer_bytes(void);

@@ -3,6 +3,7 @@
  */
 #include <sched.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 #include "sample/apart.h"
 
@@ -16,8 +17,9 @@
 #define WINDOW_MIN_RAN 8u
 #define MOVED_WINDOWS 32u
 
-static unsigned ticks, ran, seen, moved_for;
-static int moved;
+/* Written at every tick: with the child's variables (base/child_writes.h). */
+PP_CHILD_WRITES static unsigned ticks, ran, seen, moved_for;
+PP_CHILD_WRITES static int moved;
 
 void apart_reset(void)
 {

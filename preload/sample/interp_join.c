@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "base/child_writes.h"
 #include "base/image_mem.h"
 #include "pyprof/c_call.h"
 #include "pyprof/format.h"
@@ -21,7 +22,7 @@ static struct held {
     struct pyvm_frame *buf;      /* PP_MAX_DEPTH, made on first use */
 } held[HELD_MAX];
 
-static unsigned nheld;           /* of held[] used: 0 without subinterpreters */
+PP_CHILD_WRITES static unsigned nheld;   /* of held[] used: 0 without subinterpreters */
 
 static struct pyvm_frame *joined_buf;
 static struct pyvm_thread joined;

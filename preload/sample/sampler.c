@@ -125,7 +125,6 @@ PP_CHILD_WRITES static int file_flushed;    /* the open file has been flushed on
 PP_CHILD_WRITES static struct deadlines deadlines;
 PP_CHILD_WRITES static int main_gone;       /* the main thread ended with pthread_exit */
 PP_CHILD_WRITES static int pinned;          /* started on the forking thread's CPU: beside_forker() */
-PP_CHILD_WRITES static cpu_set_t forker_cpus;   /* and the CPUs that thread could run on */
 /* Sampling on demand, in the open file: the window whose START it has
  * (0: none open), the last of the tree's marks it has. */
 PP_CHILD_WRITES static uint32_t window_open, marks_done;
@@ -250,7 +249,7 @@ static void name_thread(struct thread_slot *s, uintptr_t tstate, int first)
 
 /* A number drawn from (0, 1] (xorshift64*, seeded once per image from its
  * pid and the clock: only spreads the flags of on_cpu, no secret). */
-static uint64_t rng_state;
+PP_CHILD_WRITES static uint64_t rng_state;
 
 static double uniform01(void)
 {
@@ -427,8 +426,8 @@ static void pending_tasks(struct thread_slot *s, const struct pyvm_thread *t)
  * a few microseconds earlier and 10-30 in about one tick of ten on the
  * development VMs (pyprof(7), "Deep stacks"); a tick with no sample, the
  * time its reading began. */
-static int tick_stamped;
-static uint64_t tick_reading;   /* when this tick's reading began */
+PP_CHILD_WRITES static int tick_stamped;
+PP_CHILD_WRITES static uint64_t tick_reading;   /* when this tick's reading began */
 
 /* Threads whose program names are due to be looked at again: after the
  * tick has read every thread, so that the reads of a name (a few, or a
@@ -437,7 +436,7 @@ static uint64_t tick_reading;   /* when this tick's reading began */
  * later tick. */
 #define NAMES_DUE_MAX 32
 static uint32_t names_due[NAMES_DUE_MAX];
-static unsigned names_due_n;
+PP_CHILD_WRITES static unsigned names_due_n;
 
 static void name_due_threads(void)
 {
@@ -533,7 +532,7 @@ static void on_thread(void *ctx, const struct pyvm_thread *t)
 #define MAIN_CHECK_NS 10000000ULL
 static void check_main(uint64_t now)
 {
-    static uint64_t last;
+    PP_CHILD_WRITES static uint64_t last;
     if (main_gone || now - last < MAIN_CHECK_NS)
         return;
     last = now;
@@ -797,25 +796,24 @@ static int within_fork_storm(uint64_t now)
  * those flushes.  So the sampler of a fork child starts on the CPU of the
  * thread that forked and moves to that thread's CPUs once the storm is
  * over (pyprof(7), "Timing and cost").  Not at rates that poll
- * (may_spin): a poller must not share the program's CPU. */
-static int beside_forker(pthread_attr_t *attr)
+ * (may_spin): a poller must not share the program's CPU.  Returns that
+ * CPU, or -1: no pin.  The pin is the thread's attribute: the C library
+ * then starts the thread where the scheduler puts a new one, stopped,
+ * and lets it go once pinned; pinned from the start (inherited from the
+ * main thread, pinned for the moment) it took the child's CPU at once
+ * for its whole set-up, two context switches more a child. */
+static int beside_forker(void)
 {
     if (pp_state.started_by != PP_START_FORK || rate_polls() ||
         !within_fork_storm(mono_ns()))
-        return 0;
+        return -1;
     int cpu = sched_getcpu();
-    if (cpu < 0 || cpu >= CPU_SETSIZE ||
-        sched_getaffinity(0, sizeof forker_cpus, &forker_cpus) != 0)
-        return 0;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return pthread_attr_setaffinity_np(attr, sizeof one, &one) == 0;
+    return cpu >= 0 && cpu < CPU_SETSIZE ? cpu : -1;
 }
 
 /* Back to the CPUs the program's main thread may run on now (as a
- * thread it made would), or else those the forking thread could, once
- * the child is past its first copies. */
+ * thread it made would), or else to any the process may use, once the
+ * child is past its first copies. */
 static void leave_forker(uint64_t now)
 {
     if (!pinned || within_fork_storm(now))
@@ -823,7 +821,7 @@ static void leave_forker(uint64_t now)
     pinned = 0;
     cpu_set_t set;
     if (!apart_program_cpus(&set, -1))
-        set = forker_cpus;
+        memset(&set, 0xff, sizeof set);     /* the kernel keeps the allowed */
     sched_setaffinity(0, sizeof set, &set);
 }
 
@@ -897,7 +895,7 @@ static int arm_timer(timer_t *timer, int on)
  * an interval either way, the deadlines keep their rate (pyprof(7),
  * "Timing and cost"); one timer_settime each time. */
 #define PHASE_TICKS 16u
-static unsigned phase_ticks;
+PP_CHILD_WRITES static unsigned phase_ticks;
 
 static void shift_phase(timer_t *timer)
 {
@@ -927,6 +925,7 @@ static int make_timer(timer_t *timer)
  * it, so that a file this small ends in one stored frame (writer_end). */
 static void end_file(void)
 {
+    writer_hold_fd(1);
     if (file_open == 0)
         open_file();
     if (file_open > 0) {
@@ -935,6 +934,7 @@ static void end_file(void)
             check_title();
         writer_end(req_how, req_value, file_counters());
     }
+    writer_hold_fd(0);
 }
 
 static void serve_request(void)
@@ -1245,47 +1245,81 @@ static void *sampler_main(void *arg)
  * one).  A restart in the same image (after a failed exec) takes the C
  * library's stack: the thread that ended may still be on ours. */
 #define STACK_SIZE (256u << 10)
-static char *own_stack;          /* guard page, then STACK_SIZE bytes */
 PP_CHILD_WRITES static int own_stack_used;       /* a thread of this image started on it */
 
-static size_t own_stack_page;    /* its guard's size (a page) */
+/* The attributes of a start on our stack, detached, unpinned and pinned
+ * (beside_forker): made once, at the image's first start, and copied by
+ * fork with the stack they name, so that a fork child's start calls none
+ * of the C library's attribute functions but the pin's, which then
+ * reuses the parent's buffer for the CPU set instead of allocating one:
+ * each such call, and malloc's walk of its free lists, is pages of code
+ * and data that a child that exits at once would fault in (pyprof(7),
+ * "Timing and cost").  A restart in the same image gets attributes of
+ * its own, for the C library's stack. */
+static pthread_attr_t own_attr, own_pinned_attr;
+static int own_attr_ready;
 
-static void stack_for(pthread_attr_t *attr)
+static int own_stack_attrs(void)
 {
-    size_t page = own_stack_page;
-    if (!own_stack && (page = (size_t)sysconf(_SC_PAGESIZE)) && page <= 65536) {
-        char *m = mmap(NULL, page + STACK_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
-                       -1, 0);
-        if (m == MAP_FAILED)
-            m = NULL;
-        if (m && mprotect(m, page, PROT_NONE) != 0) {
-            munmap(m, page + STACK_SIZE);
-            m = NULL;
-        }
-        own_stack = m;
-        own_stack_page = m ? page : 0;
+    if (own_attr_ready)
+        return 1;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!page || page > 65536)
+        return 0;
+    char *m = mmap(NULL, page + STACK_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return 0;
+    if (mprotect(m, page, PROT_NONE) != 0 || pthread_attr_init(&own_attr) != 0) {
+        munmap(m, page + STACK_SIZE);
+        return 0;
     }
-    if (own_stack && !own_stack_used &&
-        pthread_attr_setstack(attr, own_stack + page, STACK_SIZE) == 0) {
-        own_stack_used = 1;
-        return;
+    if (pthread_attr_init(&own_pinned_attr) != 0) {
+        pthread_attr_destroy(&own_attr);
+        munmap(m, page + STACK_SIZE);
+        return 0;
     }
-    pthread_attr_setstacksize(attr, STACK_SIZE);
+    cpu_set_t any;
+    memset(&any, 0xff, sizeof any);
+    if (pthread_attr_setdetachstate(&own_attr, PTHREAD_CREATE_DETACHED) != 0 ||
+        pthread_attr_setstack(&own_attr, m + page, STACK_SIZE) != 0 ||
+        pthread_attr_setdetachstate(&own_pinned_attr, PTHREAD_CREATE_DETACHED) != 0 ||
+        pthread_attr_setstack(&own_pinned_attr, m + page, STACK_SIZE) != 0 ||
+        pthread_attr_setaffinity_np(&own_pinned_attr, sizeof any, &any) != 0) {
+        pthread_attr_destroy(&own_attr);
+        pthread_attr_destroy(&own_pinned_attr);
+        munmap(m, page + STACK_SIZE);
+        return 0;
+    }
+    own_attr_ready = 1;
+    return 1;
+}
+
+/* The sampler's signal mask: all blocked but the synchronous faults,
+ * which must stay deliverable (a blocked SIGSEGV on a fault kills the
+ * process instead of reaching the guard).  Made once, as own_attr. */
+static sigset_t sampler_mask;
+static int sampler_mask_ready;
+
+static const sigset_t *mask_for_sampler(void)
+{
+    if (!sampler_mask_ready) {
+        sigfillset(&sampler_mask);
+        sigdelset(&sampler_mask, SIGSEGV);
+        sigdelset(&sampler_mask, SIGBUS);
+        sigdelset(&sampler_mask, SIGFPE);
+        sigdelset(&sampler_mask, SIGILL);
+        sigdelset(&sampler_mask, SIGTRAP);
+        sampler_mask_ready = 1;
+    }
+    return &sampler_mask;
 }
 
 int sampler_start(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    /* Synchronous faults must stay deliverable: a blocked SIGSEGV on a
-     * fault kills the process instead of reaching the guard. */
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
-    sigdelset(&all, SIGTRAP);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    sigset_t old;
+    pthread_sigmask(SIG_SETMASK, mask_for_sampler(), &old);
     atomic_store(&request, REQ_NONE);
     atomic_store(&acked, 0);
     served_elsewhere = 0;
@@ -1293,25 +1327,41 @@ int sampler_start(void)
      * which another thread of the program may have by now. */
     atomic_store(&sampler_tid, 0);
     running = 1;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    stack_for(&attr);
-    pinned = beside_forker(&attr);
+    pthread_attr_t restart_attr, *attr = &restart_attr;
+    if (!own_stack_used && own_stack_attrs()) {
+        attr = &own_attr;
+        int cpu = beside_forker();
+        if (cpu >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            if (pthread_attr_setaffinity_np(&own_pinned_attr, sizeof one, &one) == 0)
+                attr = &own_pinned_attr;
+        }
+    } else {
+        pthread_attr_init(attr);
+        pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(attr, STACK_SIZE);
+    }
+    pinned = attr == &own_pinned_attr;
     uncounted_prepare();
-    int r = pthread_create(&thread, &attr, sampler_main, NULL);
+    int r = pthread_create(&thread, attr, sampler_main, NULL);
     if (r == EINVAL && pinned) {
         /* The CPU was taken from the process meanwhile (a cpuset's
          * change): start where the C library would have. */
         pinned = 0;
-        pthread_attr_setaffinity_np(&attr, sizeof forker_cpus, &forker_cpus);
-        r = pthread_create(&thread, &attr, sampler_main, NULL);
+        attr = &own_attr;
+        r = pthread_create(&thread, attr, sampler_main, NULL);
     }
-    if (r == 0)
+    if (r == 0) {
         uncounted_sampler();
-    else
+        if (attr != &restart_attr)
+            own_stack_used = 1;
+    } else {
         uncounted_cancel();
-    pthread_attr_destroy(&attr);
+    }
+    if (attr == &restart_attr)
+        pthread_attr_destroy(attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
         running = 0;
@@ -1356,7 +1406,7 @@ void sampler_after_fork(void)
 {
     own_stack_used = 0;         /* the parent's thread is not in the child */
     served_elsewhere = 0;
-    pthread_mutex_init(&tick_lock, NULL);
+    tick_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     running = 0;
     atomic_store(&paused, 0);
     sampler_tid = 0;
