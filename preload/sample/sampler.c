@@ -1259,6 +1259,18 @@ PP_CHILD_WRITES static int own_stack_used;       /* a thread of this image start
 static pthread_attr_t own_attr, own_pinned_attr;
 static int own_attr_ready;
 
+/* *attr made for a detached start on the STACK_SIZE bytes at stack. */
+static int stack_attr(pthread_attr_t *attr, char *stack)
+{
+    if (pthread_attr_init(attr) != 0)
+        return 0;
+    if (pthread_attr_setdetachstate(attr, PTHREAD_CREATE_DETACHED) == 0 &&
+        pthread_attr_setstack(attr, stack, STACK_SIZE) == 0)
+        return 1;
+    pthread_attr_destroy(attr);
+    return 0;
+}
+
 static int own_stack_attrs(void)
 {
     if (own_attr_ready)
@@ -1271,29 +1283,20 @@ static int own_stack_attrs(void)
                    -1, 0);
     if (m == MAP_FAILED)
         return 0;
-    if (mprotect(m, page, PROT_NONE) != 0 || pthread_attr_init(&own_attr) != 0) {
-        munmap(m, page + STACK_SIZE);
-        return 0;
-    }
-    if (pthread_attr_init(&own_pinned_attr) != 0) {
-        pthread_attr_destroy(&own_attr);
-        munmap(m, page + STACK_SIZE);
-        return 0;
-    }
     cpu_set_t any;
     memset(&any, 0xff, sizeof any);
-    if (pthread_attr_setdetachstate(&own_attr, PTHREAD_CREATE_DETACHED) != 0 ||
-        pthread_attr_setstack(&own_attr, m + page, STACK_SIZE) != 0 ||
-        pthread_attr_setdetachstate(&own_pinned_attr, PTHREAD_CREATE_DETACHED) != 0 ||
-        pthread_attr_setstack(&own_pinned_attr, m + page, STACK_SIZE) != 0 ||
-        pthread_attr_setaffinity_np(&own_pinned_attr, sizeof any, &any) != 0) {
+    if (mprotect(m, page, PROT_NONE) == 0 && stack_attr(&own_attr, m + page)) {
+        if (stack_attr(&own_pinned_attr, m + page)) {
+            if (pthread_attr_setaffinity_np(&own_pinned_attr, sizeof any, &any) == 0) {
+                own_attr_ready = 1;
+                return 1;
+            }
+            pthread_attr_destroy(&own_pinned_attr);
+        }
         pthread_attr_destroy(&own_attr);
-        pthread_attr_destroy(&own_pinned_attr);
-        munmap(m, page + STACK_SIZE);
-        return 0;
     }
-    own_attr_ready = 1;
-    return 1;
+    munmap(m, page + STACK_SIZE);
+    return 0;
 }
 
 /* The sampler's signal mask: all blocked but the synchronous faults,
