@@ -12,8 +12,11 @@
  * Figure 7w compares both against pyprof on a program that unmaps memory
  * all the time: a program's unmap must stop every other CPU on which a
  * thread of its own runs, whatever that thread does (pyprof(7), "Timing
- * and cost").  A bench tool, not part of pyprof: it takes one real-time
- * signal and leaves the program's children unlodged.
+ * and cost").  With PP_LODGER_FORKS=1 every fork child gets a thread of
+ * its own too (figure 6b's floor: what a thread per process costs a child
+ * that execs or exits at once, whatever the thread does).  A bench tool,
+ * not part of pyprof: it takes one real-time signal and leaves the
+ * program's exec'd children unlodged.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -53,11 +56,22 @@ static void *lodger_thread(void *arg)
     return NULL;
 }
 
+static void lodge(void)
+{
+    sigset_t old;
+    pp_tick_block(&old);
+    pthread_t th;
+    if (pthread_create(&th, NULL, lodger_thread, NULL) == 0)
+        pthread_detach(th);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 __attribute__((constructor)) static void lodger_start(void)
 {
     const char *h = getenv("PP_LODGER_HZ");
     const char *s = getenv("PP_LODGER_SPIN_US");
     const char *apart = getenv("PP_LODGER_APART");
+    const char *forks = getenv("PP_LODGER_FORKS");
     if (!h || (hz = atol(h)) <= 0 || hz > 1000000)
         return;
     spin_ns = s ? atol(s) * 1000L : 0;
@@ -76,10 +90,7 @@ __attribute__((constructor)) static void lodger_start(void)
         }
         return;
     }
-    sigset_t old;
-    pp_tick_block(&old);
-    pthread_t th;
-    pthread_create(&th, NULL, lodger_thread, NULL);
-    pthread_detach(th);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (forks && *forks == '1')
+        pthread_atfork(NULL, NULL, lodge);
+    lodge();
 }
