@@ -108,6 +108,16 @@ typedef void (*pyvm_thread_fn)(void *ctx, const struct pyvm_thread *t);
  * could not be read at all this time (counted by the caller). */
 int pyvm_sample(pyvm_thread_fn fn, void *ctx, unsigned *rejected);
 
+/* Whether frame f (a frame of a sample of thread state tstate, not a
+ * pseudo-frame) is still on that thread's stack: found, reading down from
+ * the thread's innermost frame now, within hops frames, at its address
+ * and running its code.  A frame that returned and one of the same code
+ * pushed again at its address look alike; what makes a yes mean "the
+ * same call" is the caller's to say (sample/interp_join.c).  0 also when
+ * a read fails. */
+int pyvm_frame_still_on(uintptr_t tstate, const struct pyvm_frame *f,
+                        unsigned hops);
+
 /* Adds to counts the reads of a stack that failed since the last call, by
  * why: the two
  * reads of the chain disagreed or a frame could not be read (TORN), they

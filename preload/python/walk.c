@@ -259,24 +259,34 @@ static uintptr_t thread_top(uintptr_t tstate, int *ok)
     return f;
 }
 
+/* Reads down from cur, at most hops frames, to the frame at addr: 1 with
+ * that frame in *chk and its caller in *up, 0 if not found or a read
+ * failed. */
+static int read_down_to(uintptr_t cur, uintptr_t addr, unsigned hops,
+                        struct raw_frame *chk, uintptr_t *up)
+{
+    for (unsigned h = 0; cur && h < hops; h++) {
+        int owner;
+        if (read_frame(cur, chk, up, &owner) < 0)
+            return 0;
+        if (cur == addr)
+            return 1;
+        if (*up == cur)
+            return 0;
+        cur = *up;
+    }
+    return 0;
+}
+
 /* Whether frame f (as read before) is within ALIVE_HOPS of cur, the
  * thread's current top (it may have called deeper), with the same code
  * and caller. */
 static int reachable(uintptr_t cur, const struct raw_frame *f)
 {
-    for (int hops = 0; cur && hops < ALIVE_HOPS; hops++) {
-        struct raw_frame chk;
-        uintptr_t up;
-        int owner;
-        if (read_frame(cur, &chk, &up, &owner) < 0)
-            return 0;
-        if (cur == f->addr)
-            return chk.code == f->code && up == f->prev;
-        if (up == cur)
-            return 0;
-        cur = up;
-    }
-    return 0;
+    struct raw_frame chk;
+    uintptr_t up;
+    return read_down_to(cur, f->addr, ALIVE_HOPS, &chk, &up) &&
+           chk.code == f->code && up == f->prev;
 }
 
 /* Checkpoints of a deep walk: after reading walk[m] (m = CHECK_FIRST,
@@ -1130,6 +1140,18 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
     if (reject_fn)
         reject_fn(tstate, native_tid(ts));
     return 0;
+}
+
+int pyvm_frame_still_on(uintptr_t tstate, const struct pyvm_frame *f,
+                        unsigned hops)
+{
+    int ok = 1;
+    if (!L || !f->addr || !f->code)
+        return 0;
+    uintptr_t cur = thread_top(tstate, &ok), up;
+    struct raw_frame chk;
+    return ok && read_down_to(cur, f->addr, hops, &chk, &up) &&
+           chk.code == f->code->addr;
 }
 
 void pyvm_take_failed_reads(uint64_t counts[PYVM_FAILED_KINDS])

@@ -112,6 +112,34 @@ static int calls_other_c(const struct pyvm_thread *t)
                    sizeof PP_C_CALL_BUILTIN "_interpreters." - 1);
 }
 
+/* Whether the thread of h, a subinterpreter's state read earlier in the
+ * tick, is still inside the call that state was read in.  The caller's
+ * state, read since, shows the caller's frames as they wait in that call
+ * only if the thread never left it between the two reads; a thread that
+ * returned meanwhile was read by its caller's state somewhere after the
+ * call (a pool worker handing its result back, or closing the
+ * interpreter), and joining the two would put a task's frames under
+ * whatever ran next.  The held state's outermost frame lives as long as
+ * the call, so finding it on that state's stack now, at its address with
+ * its code, says the thread stayed.  A thread that left and entered
+ * again with the same code at the same address between the two reads
+ * would pass: the reads between are microseconds, a return from an
+ * interpreter and a call into it again take a thread state's teardown
+ * and making, and the GIL of each interpreter handed over twice. */
+static int still_inside(const struct pyvm_thread *h)
+{
+    const struct pyvm_frame *outer = NULL;
+    for (unsigned i = h->depth; i-- > 0 && !outer; )
+        if (h->frames[i].addr)
+            outer = &h->frames[i];
+    /* pseudo-frames only: nothing to tell a call by, as before */
+    if (!outer)
+        return 1;
+    /* below its innermost frame as read: the frames read, one shim per
+     * entry from C among them, and room for calls made since */
+    return pyvm_frame_still_on(h->tstate, outer, 2 * h->depth + 64);
+}
+
 const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
 {
     struct held *h = NULL;
@@ -127,6 +155,9 @@ const struct pyvm_thread *interp_join_with(const struct pyvm_thread *t)
         return t;
     h->used = 0;
     nheld--;
+    /* The thread left the call: the caller's state alone is its moment. */
+    if (!(h->t.flags & PP_SAMPLE_TRUNCATED) && !still_inside(&h->t))
+        return t;
     /* A subinterpreter's stack cut at the depth cap has lost the frames
      * that joined it to its callers: it stands alone, marked cut. */
     if (h->t.flags & PP_SAMPLE_TRUNCATED)
