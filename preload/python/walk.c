@@ -1145,13 +1145,23 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
 int pyvm_frame_still_on(uintptr_t tstate, const struct pyvm_frame *f,
                         unsigned hops)
 {
-    int ok = 1;
     if (!L || !f->addr || !f->code)
         return 0;
+    /* One guarded section for the run of reads, as a walk has. */
+    sigjmp_buf env;
+    if (sigsetjmp(env, 0)) {
+        safe_section_faulted();
+        return 0;
+    }
+    safe_section_arm(&env);
+    pf_low = 0;
+    int ok = 1;
     uintptr_t cur = thread_top(tstate, &ok), up;
     struct raw_frame chk;
-    return ok && read_down_to(cur, f->addr, hops, &chk, &up) &&
-           chk.code == f->code->addr;
+    int found = ok && read_down_to(cur, f->addr, hops, &chk, &up) &&
+                chk.code == f->code->addr;
+    safe_section_end();
+    return found;
 }
 
 void pyvm_take_failed_reads(uint64_t counts[PYVM_FAILED_KINDS])
