@@ -214,6 +214,47 @@ static int interpreter_own(const char *const *frames, size_t depth)
     return depth > 0;
 }
 
+/* Whether frame fr, "NAME (FILE:LINE)", is function name of a file whose
+ * path ends in suffix. */
+static int frame_of(const char *fr, const char *name, const char *suffix)
+{
+    char n[NAME_MAX_LEN], f[1024];
+    long line;
+    size_t fl, sl = strlen(suffix);
+    return split(fr, n, f, &line) == 0 && !strcmp(n, name) &&
+           (fl = strlen(f)) >= sl && !strcmp(f + fl - sl, suffix);
+}
+
+/* Py_FinalizeEx runs the standard library from C once the program has
+ * ended: threading's _shutdown (joining the threads left), then the
+ * atexit callbacks (logging's shutdown, which asyncio's import of logging
+ * registers; weakref's finalizers; multiprocessing's exit function).  A
+ * stack under one of those, with no frame of the program in it, is the
+ * interpreter's own finalization. */
+static int interpreter_finalizing(const struct callgraph *g, const char *const *frames,
+                                  size_t depth)
+{
+    static const char *const exits[][2] = {
+        { "_shutdown", "/threading.py" },
+        { "shutdown", "/logging/__init__.py" },
+        { "finalize._exitfunc", "/weakref.py" },
+        { "_exitfunc", "/weakref.py" },          /* 3.10: no class in the name */
+        { "_exit_function", "/multiprocessing/util.py" },
+    };
+    size_t k, n = sizeof exits / sizeof *exits;
+    for (k = 0; k < n && !frame_of(frames[0], exits[k][0], exits[k][1]); k++)
+        ;
+    if (k == n)
+        return 0;
+    for (size_t i = 0; i < depth; i++) {
+        char name[NAME_MAX_LEN], file[1024];
+        long line;
+        if (split(frames[i], name, file, &line) != 0 || !strcmp(file, g->file))
+            return 0;
+    }
+    return 1;
+}
+
 enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
                          size_t depth, size_t *at)
 {
@@ -222,7 +263,7 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
     *at = 0;
     if (!depth)
         return CG_EMPTY;
-    if (interpreter_own(frames, depth))
+    if (interpreter_own(frames, depth) || interpreter_finalizing(g, frames, depth))
         return CG_OK;
     /* A stack deeper than the sampler's cap keeps its innermost frames
      * under pyprof-merge's <truncated> root: its outermost kept frame can

@@ -34,7 +34,11 @@
  * the sampler did not read).
  * A stack made only of
  * frames of "<frozen ...>" files is the interpreter's own start-up
- * (zipimport, importlib called from C) and passes.
+ * (zipimport, importlib called from C) and passes; so does its
+ * finalization: a stack with no frame of the program whose outermost
+ * frame is threading's _shutdown or a standard library's atexit callback
+ * (logging's shutdown, weakref's finalize._exitfunc, multiprocessing's
+ * _exit_function).
  */
 #ifndef PYPROF_TEST_CALLGRAPH_H
 #define PYPROF_TEST_CALLGRAPH_H

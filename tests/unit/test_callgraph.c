@@ -63,6 +63,21 @@ Test(callgraph, true_stacks_pass)
     /* the interpreter's start-up, run from C */
     CHECK(CG_OK, 0, "zipimporter.__init__ (<frozen zipimport>:94)",
           "_read_directory (<frozen zipimport>:411)");
+    /* and its finalization, run from C after the program's last frame */
+    CHECK(CG_OK, 0, "_shutdown (/usr/lib/python3.11/threading.py:1563)",
+          "Thread._stop (/usr/lib/python3.11/threading.py:1069)");
+    CHECK(CG_OK, 0, "shutdown (/usr/lib/python3.11/logging/__init__.py:2192)",
+          "StreamHandler.flush (/usr/lib/python3.11/logging/__init__.py:1093)");
+}
+
+Test(callgraph, finalization_holds_no_frame_of_the_program)
+{
+    /* the program's function under an exit-time entry, or that entry's
+     * name in another file, is not the interpreter's finalization */
+    CHECK(CG_FOREIGN, 0, "_shutdown (/usr/lib/python3.11/threading.py:1563)",
+          "fib (/t/p.py:11)");
+    CHECK(CG_FOREIGN, 0, "_shutdown (/t/mythreading.py:3)");
+    CHECK(CG_FOREIGN, 0, "shutdown (/usr/lib/python3.11/threading.py:9)");
 }
 
 Test(callgraph, a_chain_cut_in_the_middle_is_not_at_a_thread_entry)
