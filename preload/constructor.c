@@ -27,13 +27,24 @@
 #include "sample/sampler.h"
 
 /* The library's absolute path, resolved now while cwd is still the one
- * LD_PRELOAD was written against. */
+ * LD_PRELOAD was written against.  A path the loader already has whole
+ * is used where the loader keeps it (its name of the library, which
+ * lives as long as the library, that is, as long as the process): no
+ * realpath, whose system calls (one per component) every exec of the
+ * tree would pay, and no copy into a page of our own, a page fault of
+ * its own (pyprof(7), "Timing and cost").  A child's LD_PRELOAD names
+ * the file just as well through a link. */
 static void find_own_path(void)
 {
     Dl_info info;
-    if (dladdr((void *)find_own_path, &info) && info.dli_fname &&
-        realpath(info.dli_fname, pp_state.preload_path))
-        return;
+    if (dladdr((void *)find_own_path, &info) && info.dli_fname) {
+        if (info.dli_fname[0] == '/' && strlen(info.dli_fname) < 4096) {
+            pp_state.preload_path = (char *)info.dli_fname;
+            return;
+        }
+        if (realpath(info.dli_fname, pp_state.preload_path))
+            return;
+    }
     pp_state.preload_path[0] = 0;
 }
 

@@ -18,4 +18,12 @@
 
 #define PP_CHILD_WRITES __attribute__((section("pp_child_writes")))
 
+/* The small variables the constructor writes in every image, a program
+ * that is not Python too (each sh, cc or true of a build's tree, at each
+ * exec): the functions the hooks look up, the settings' flags.  They
+ * share the page above, which the constructor writes anyway (the image's
+ * pid and parent), instead of costing a zero-filled page each (pyprof(7),
+ * "Timing and cost"). */
+#define PP_START_WRITES PP_CHILD_WRITES
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/config.h"
 #include "pyprof/control.h"
 #include "base/identity.h"
@@ -17,7 +18,12 @@
 #include "pyprof/format.h"
 #include "pyprof/unprofiled.h"
 
-struct pp_config pp_config;
+/* Not page-aligned, though its first part is all most processes write
+ * (config.h): a page-aligned object would align the whole .bss, and the
+ * variables at its start (the C runtime's, written at every exit) would
+ * leave the data page the constructor writes anyway for a page of their
+ * own. */
+struct pp_config pp_config __attribute__((aligned(64)));
 
 int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
@@ -28,7 +34,8 @@ int config_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
  * for the whole tree when it runs it: every process of the tree reads the
  * same environment, and the sh or make between them are not ours to
  * clutter (pyprof(7), ENVIRONMENT). */
-static int quiet;
+PP_START_WRITES static int quiet;
+PP_START_WRITES static int read_before;   /* pp_config_init ran in this image */
 
 static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
                          unsigned def)
@@ -44,10 +51,11 @@ static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
     return def;
 }
 
+/* Writes dst only if name is set: pp_config starts zeroed, and a string
+ * left unset then costs no page (config.h). */
 static void copy_var(const char *name, char *dst, size_t cap)
 {
     const char *s = getenv(name);
-    dst[0] = 0;
     if (!s)
         return;
     if (strlen(s) >= cap) {
@@ -62,12 +70,20 @@ static void copy_var(const char *name, char *dst, size_t cap)
  * (daemons, build tools) still write to the same place. */
 static void absolute_out(void)
 {
-    char rel[PATH_MAX];
-    copy_var("PYPROF_OUT", rel, sizeof rel);
-    if (!rel[0])
-        strcpy(rel, "pyprof.out");
+    char *dir = pp_out_dir();
+    memcpy(pp_config.out_entry, PP_OUT_ENTRY_PREFIX, PP_OUT_ENTRY_PREFIX_LEN);
+    /* Read in place, not copied to the stack first: a 4 KiB buffer there
+     * is a page the process has not touched yet. */
+    const char *rel = getenv("PYPROF_OUT");
+    if (rel && strlen(rel) >= PATH_MAX) {
+        if (!quiet)
+            pp_warn("PYPROF_OUT is longer than %d bytes; ignored", PATH_MAX - 1);
+        rel = NULL;
+    }
+    if (!rel || !*rel)
+        rel = "pyprof.out";
     if (rel[0] == '/') {
-        strcpy(pp_config.out_dir, rel);
+        strcpy(dir, rel);
         return;
     }
     /* Joined by hand: every process of a tree does this as it starts, and
@@ -77,14 +93,14 @@ static void absolute_out(void)
     size_t c = got ? strlen(cwd) : 0, r = strlen(rel);
     if (c == 1)
         c = 0;                          /* "/": no "//" */
-    if (!got || c + 1 + r >= sizeof pp_config.out_dir) {
+    if (!got || c + 1 + r >= PATH_MAX) {
         pp_warn("cannot make PYPROF_OUT=%s absolute; using it as given", rel);
-        strcpy(pp_config.out_dir, rel);
+        strcpy(dir, rel);
         return;
     }
-    memcpy(pp_config.out_dir, cwd, c);
-    pp_config.out_dir[c] = '/';
-    memcpy(pp_config.out_dir + c + 1, rel, r + 1);
+    memcpy(dir, cwd, c);
+    dir[c] = '/';
+    memcpy(dir + c + 1, rel, r + 1);
 }
 
 void pp_config_report_bad_log(void)
@@ -102,12 +118,18 @@ void pp_config_report_bad_log(void)
 
 void pp_config_init(void)
 {
+    /* Once per image in the library; the unit tests read it again. */
+    if (read_before)
+        memset(&pp_config, 0, sizeof pp_config);
+    read_before = 1;
     quiet = getenv(PP_ENV_RUN_SOCKET) != NULL || getenv(PP_ENV_PARENT) != NULL;
     /* The log settings first: the other parsers may want to complain. */
+    const char *log_file = getenv("PYPROF_LOG_FILE");
     copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
     /* A log file asked for is not the program's stderr: it gets the
-     * errors unless PYPROF_LOG says otherwise. */
-    unsigned level = pp_config.log_file[0] ? 1 : 0;
+     * errors unless PYPROF_LOG says otherwise.  (Read from the variable:
+     * a read of the unset copy is a page fault of its own.) */
+    unsigned level = log_file && *log_file && strlen(log_file) < sizeof pp_config.log_file;
     const char *log = getenv("PYPROF_LOG");
     if (log && config_parse_uint(log, 0, 2, &level) != 0)
         snprintf(pp_config.log_bad, sizeof pp_config.log_bad, "%s", log);

@@ -29,8 +29,10 @@ struct pp_state {
     int      started_by;   /* enum pp_started_by                           */
     uint64_t forked_ns;    /* CLOCK_MONOTONIC at fork, in a fork child     */
     char   **argv;         /* the program's argv, as the constructor got it */
-    char    *preload_path; /* absolute path of libpyprof.so (4096 bytes, out
-                              of the struct: base/child_writes.h)          */
+    char    *preload_path; /* absolute path of libpyprof.so: the loader's
+                              own name of it, or realpath's of a relative
+                              one in a 4096-byte buffer out of the struct
+                              (base/child_writes.h); read only after start */
     /* PYPROF_PARENT as this process received it ("" if absent).  Passed on
      * unchanged by processes that are not profiled images themselves
      * (sh, env, make), so a Python grandchild names the nearest profiled

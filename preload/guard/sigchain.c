@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 #include "guard/sigchain.h"
 
@@ -47,10 +48,10 @@ struct slot {
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 typedef int (*siginterrupt_fn)(int, int);
 typedef int (*sigignore_fn)(int);
-static sigaction_fn real_sigaction_fn;
-static signal_fn real_signal_fn, real_sysv_signal_fn, real_sigset_fn;
-static siginterrupt_fn real_siginterrupt_fn;
-static sigignore_fn real_sigignore_fn;
+PP_START_WRITES static sigaction_fn real_sigaction_fn;
+PP_START_WRITES static signal_fn real_signal_fn, real_sysv_signal_fn, real_sigset_fn;
+PP_START_WRITES static siginterrupt_fn real_siginterrupt_fn;
+PP_START_WRITES static sigignore_fn real_sigignore_fn;
 static volatile int chain_on;
 
 /* glibc's own function: resolved by the constructor (sigchain_init), so

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/identity.h"
 #include "hooks/hooks.h"
 #include "python/asyncio_tasks.h"
@@ -31,9 +32,9 @@ int dlopen_route(const char *file);
 void *dlopen_wrapped(const char *file, int mode);
 
 /* Read by the stub below: hidden, so reached PC-relative. */
-__attribute__((visibility("hidden"))) dlopen_fn real_dlopen;
+PP_START_WRITES __attribute__((visibility("hidden"))) dlopen_fn real_dlopen;
 static volatile int unchecked;     /* a bare-name load since the last look */
-static void (*detect_python)(void);
+PP_START_WRITES static void (*detect_python)(void);
 
 void hooks_dlopen_init(void (*detect)(void))
 {

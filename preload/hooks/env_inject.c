@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/config.h"
 #include "hooks/env_inject.h"
 #include "pyprof/control.h"
@@ -28,30 +29,32 @@ static const char *const setting_names[] = {
     "PYPROF_LOG_FILE", PP_ENV_RUN_SOCKET, PP_ENV_CONTROL,
 };
 #define NSETTINGS (sizeof setting_names / sizeof *setting_names)
-static char settings[NSETTINGS][1100];
-static unsigned captured;           /* bit i: settings[i] holds an entry */
-static char out_setting[PATH_MAX + 16];
+#define SETTING_MAX 1100            /* longest entry kept, its 0 included */
+_Static_assert(NSETTINGS * SETTING_MAX <= 65535, "setting_at is 16 bits");
+
+/* The entries set, one after the other: a process under pyprof-run, every
+ * exec of a build's tree, writes one page of them, not one page each. */
+static char settings[NSETTINGS * SETTING_MAX];
+PP_START_WRITES static unsigned short setting_at[NSETTINGS];
+PP_START_WRITES static unsigned captured;   /* bit i: setting_at[i] is set */
 
 void env_inject_init(void)
 {
-    /* The mask, not the 7 KiB of slots, says what is set: a process
-     * that has no PYPROF_* settings (most of a build's sh and cc) then
-     * never touches those pages, which costs page faults at every exec. */
+    size_t used = 0;
     captured = 0;
     for (size_t i = 0; i < NSETTINGS; i++) {
         size_t n = strlen(setting_names[i]);
-        for (char **e = environ; e && *e; e++)
+        for (char **e = environ; e && *e; e++) {
+            size_t len;
             if (!strncmp(*e, setting_names[i], n) && (*e)[n] == '=' &&
-                strlen(*e) < sizeof settings[i]) {
-                strcpy(settings[i], *e);
+                (len = strlen(*e) + 1) <= SETTING_MAX) {
+                memcpy(settings + used, *e, len);
+                setting_at[i] = (unsigned short)used;
+                used += len;
                 captured |= 1u << i;
                 break;
             }
-    }
-    size_t n = strlen(pp_config.out_dir);
-    if (n + 12 < sizeof out_setting) {
-        memcpy(out_setting, "PYPROF_OUT=", 11);
-        memcpy(out_setting + 11, pp_config.out_dir, n + 1);
+        }
     }
 }
 
@@ -179,9 +182,9 @@ char *const *env_inject_patch(char *const *envp, int how, char **slots,
             slots[n++] = parent;
         for (size_t k = 0; k < NSETTINGS; k++)
             if (!have[k] && (captured & (1u << k)))
-                slots[n++] = settings[k];
-        if (!have_out && out_setting[0])
-            slots[n++] = out_setting;
+                slots[n++] = settings + setting_at[k];
+        if (!have_out && pp_out_dir()[0])
+            slots[n++] = pp_config.out_entry;
     }
     slots[n] = NULL;
     return slots;

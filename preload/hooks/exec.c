@@ -35,10 +35,10 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-static execve_fn real_execve, real_execvpe;
-static execveat_fn real_execveat;
-static fexecve_fn real_fexecve;
-static spawn_fn real_posix_spawn, real_posix_spawnp;
+PP_START_WRITES static execve_fn real_execve, real_execvpe;
+PP_START_WRITES static execveat_fn real_execveat;
+PP_START_WRITES static fexecve_fn real_fexecve;
+PP_START_WRITES static spawn_fn real_posix_spawn, real_posix_spawnp;
 
 static void system_after_fork(void);
 

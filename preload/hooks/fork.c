@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/child_writes.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/identity.h"
@@ -27,7 +28,7 @@
 #include "sample/sampler.h"
 
 typedef pid_t (*fork_fn)(void);
-static fork_fn real_fork;
+PP_START_WRITES static fork_fn real_fork;
 
 void hooks_fork_init(void)
 {

@@ -1,13 +1,14 @@
 /* spawn_shell.c — sh -c for system() and popen() (spawn_shell.h). */
 #include <spawn.h>
 
+#include "base/child_writes.h"
 #include "hooks/env_inject.h"
 #include "hooks/spawn_shell.h"
 #include "pyprof/format.h"
 
 extern char **environ;
 
-static spawn_fn real_posix_spawn;
+PP_START_WRITES static spawn_fn real_posix_spawn;
 
 void spawn_shell_init(spawn_fn real) { real_posix_spawn = real; }
 

@@ -62,13 +62,13 @@ static size_t format_record(char *rec, size_t cap, const char *extra, const char
 static int write_file(const char *rec, size_t len)
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%d.%016llx%s", pp_config.out_dir,
+    if (snprintf(path, sizeof path, "%s/%d.%016llx%s", pp_out_dir(),
                  (int)getpid(), (unsigned long long)pp_new_uid(),
                  PP_UNPROF_SUFFIX) >= (int)sizeof path)
         return -1;
     /* The output directory of a process that failed before creating its
      * profile may not exist yet. */
-    (void)mkdir(pp_config.out_dir, 0700);
+    (void)mkdir(pp_out_dir(), 0700);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;

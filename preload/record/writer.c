@@ -547,7 +547,7 @@ static void file_name(char *dst, size_t cap, const char *argv0,
                      *base == '_') ? *base : '_';
     prog[n] = 0;
     /* Too long: empty, and open("") fails with ENOENT and is reported. */
-    pp_file_name_format(dst, cap, pp_config.out_dir, n ? prog : "proc",
+    pp_file_name_format(dst, cap, pp_out_dir(), n ? prog : "proc",
                         (long)pp_state.pid, pp_state.uid, img->segmented,
                         img->seq);
 }
@@ -671,8 +671,8 @@ int writer_open(const struct writer_image *img)
      * tree already made it. */
     int fd = open(w_path, flags, 0600);
     if (fd < 0) {
-        if (make_dirs(pp_config.out_dir) != 0) {
-            pp_not_profiled("cannot create %s: %s", pp_config.out_dir,
+        if (make_dirs(pp_out_dir()) != 0) {
+            pp_not_profiled("cannot create %s: %s", pp_out_dir(),
                             strerror(errno));
             return -1;
         }

@@ -69,7 +69,7 @@ Test(config, defaults_without_any_variable)
     cr_assert_str_empty(pp_config.only);
     cr_assert_str_empty(pp_config.log_file);
     cr_assert_str_empty(pp_config.run_socket);
-    cr_assert_str_eq(pp_config.out_dir, want);
+    cr_assert_str_eq(pp_out_dir(), want);
 }
 
 Test(config, every_variable_reaches_pp_config)
@@ -84,7 +84,7 @@ Test(config, every_variable_reaches_pp_config)
     setenv("PYPROF_LOG_FILE", "/tmp/pyprof-config-unused.log", 1);
     setenv(PP_ENV_RUN_SOCKET, "@pyprof-run-42", 1);
     pp_config_init();
-    cr_assert_str_eq(pp_config.out_dir, "/srv/profiles");
+    cr_assert_str_eq(pp_out_dir(), "/srv/profiles");
     cr_assert_eq(pp_config.hz, 250);
     cr_assert_eq(pp_config.follow, 0);
     cr_assert_eq(pp_config.flush_ms, 50);
@@ -193,13 +193,13 @@ Test(config, relative_out_is_made_absolute_against_the_cwd)
     setenv("PYPROF_OUT", "runs/today", 1);
     pp_config_init();
     snprintf(want, sizeof want, "%s/runs/today", cwd);
-    cr_assert_str_eq(pp_config.out_dir, want);
+    cr_assert_str_eq(pp_out_dir(), want);
     cr_assert_eq(chdir("/"), 0);
     rmdir(dir);
 
     /* at the root: no doubled slash */
     pp_config_init();
-    cr_assert_str_eq(pp_config.out_dir, "/runs/today");
+    cr_assert_str_eq(pp_out_dir(), "/runs/today");
 }
 
 Test(config, parse_uint_takes_plain_decimals_in_range_only)

@@ -41,7 +41,8 @@ static void setup(void)
     memset(&pp_state, 0, sizeof pp_state);
     pp_state.preload_path = path;
     strcpy(pp_state.preload_path, OURS);
-    strcpy(pp_config.out_dir, "/srv/prof");
+    memcpy(pp_config.out_entry, PP_OUT_ENTRY_PREFIX, PP_OUT_ENTRY_PREFIX_LEN);
+    strcpy(pp_out_dir(), "/srv/prof");
     pp_config.follow = 1;
 }
 

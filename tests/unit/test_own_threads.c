@@ -181,7 +181,7 @@ static void writer_setup(void)
 {
     static char dir[] = "/tmp/pyprof-unit.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/out", dir);
+    snprintf(pp_out_dir(), PATH_MAX, "%s/out", dir);
     pp_config.hz = 100;
     pp_state.pid = getpid();
     pp_state.uid = 0x1234;

@@ -57,7 +57,7 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
 {
     char dir[] = "/tmp/pyprof-unit.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/out", dir);
+    snprintf(pp_out_dir(), PATH_MAX, "%s/out", dir);
     pp_config.hz = 100;
     pp_state.pid = pid;
     pp_state.ppid = 1;
@@ -114,11 +114,11 @@ static void write_profile_as(struct written *w, int pid, uint64_t uid,
     clock_gettime(CLOCK_MONOTONIC, &ts);
     w->life_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec - before;
     w->samples = c.samples;
-    DIR *d = opendir(pp_config.out_dir);
+    DIR *d = opendir(pp_out_dir());
     struct dirent *e;
     while ((e = readdir(d)))
         if (strstr(e->d_name, ".zst"))
-            snprintf(w->path, sizeof w->path, "%s/%s", pp_config.out_dir, e->d_name);
+            snprintf(w->path, sizeof w->path, "%.4095s/%s", pp_out_dir(), e->d_name);
     closedir(d);
     cr_assert(w->path[0], "the writer made no file");
 }
@@ -283,10 +283,10 @@ static void file_of(uint64_t uid, char *path, size_t cap)
     char want[32];
     snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
     path[0] = 0;
-    DIR *d = opendir(pp_config.out_dir);
+    DIR *d = opendir(pp_out_dir());
     for (struct dirent *e; d && (e = readdir(d));)
         if (strstr(e->d_name, want))
-            snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
+            snprintf(path, cap, "%.4095s/%s", pp_out_dir(), e->d_name);
     if (d)
         closedir(d);
 }
@@ -506,11 +506,11 @@ static uint64_t write_killed(uint64_t uid, int ticks, int per, int every,
         char want[32];
         snprintf(want, sizeof want, "%016llx", (unsigned long long)uid);
         path[0] = 0;
-        DIR *d = opendir(pp_config.out_dir);
+        DIR *d = opendir(pp_out_dir());
         struct dirent *e;
         while ((e = readdir(d)))
             if (strstr(e->d_name, want))
-                snprintf(path, cap, "%s/%s", pp_config.out_dir, e->d_name);
+                snprintf(path, cap, "%.4095s/%s", pp_out_dir(), e->d_name);
         closedir(d);
         return (uint64_t)ticks * (uint64_t)per;
     }

@@ -48,13 +48,13 @@ static uint64_t mono(void)
 /* The newest .zst in the output directory that is not one of those known. */
 static void newest(char *out, size_t cap, int known)
 {
-    DIR *d = opendir(pp_config.out_dir);
+    DIR *d = opendir(pp_out_dir());
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!strstr(e->d_name, ".zst"))
             continue;
         char p[8192];
-        snprintf(p, sizeof p, "%s/%s", pp_config.out_dir, e->d_name);
+        snprintf(p, sizeof p, "%.4095s/%s", pp_out_dir(), e->d_name);
         int seen = 0;
         for (int k = 0; k < known; k++)
             seen |= !strcmp(seg_path[k], p);
@@ -119,7 +119,7 @@ static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/pyprof-unit.XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s", dir);
+    snprintf(pp_out_dir(), PATH_MAX, "%s", dir);
     pp_config.hz = 100;
     pp_state.pid = 777;
     pp_state.ppid = 1;

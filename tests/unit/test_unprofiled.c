@@ -24,10 +24,10 @@ static const char *fresh_out_dir(void)
     static char dir[] = "/tmp/pyprof-unit.XXXXXX";
     strcpy(dir, "/tmp/pyprof-unit.XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
-    snprintf(pp_config.out_dir, sizeof pp_config.out_dir, "%s/out", dir);
+    snprintf(pp_out_dir(), PATH_MAX, "%s/out", dir);
     pp_config.run_socket[0] = 0;
     pp_config.log_level = 0;
-    return pp_config.out_dir;
+    return pp_out_dir();
 }
 
 Test(unprofiled, library_record_reads_back)
