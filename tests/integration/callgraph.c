@@ -348,6 +348,19 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
     return CG_OK;
 }
 
+void cg_describe(enum cg_verdict v, size_t at, const char *const *frames, size_t depth,
+                 char *buf, size_t cap)
+{
+    if (!cap)
+        return;
+    int w = snprintf(buf, cap, "%s at frame %zu:", cg_verdict_name(v), at);
+    size_t n = w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+    for (size_t k = 0; k < depth && n + 1 < cap; k++) {
+        w = snprintf(buf + n, cap - n, "%s%s", k ? " > " : " ", frames[k]);
+        n = w < 0 ? n : n + (size_t)w < cap ? n + (size_t)w : cap - 1;
+    }
+}
+
 const char *cg_verdict_name(enum cg_verdict v)
 {
     static const char *const names[] = {

@@ -75,6 +75,12 @@ enum cg_verdict cg_check(const struct callgraph *g, const char *const *frames,
 
 const char *cg_verdict_name(enum cg_verdict v);
 
+/* "VERDICT at frame N: f0 > f1 > ..." into buf (cut to cap), so that a
+ * failure message names the stack itself: CI keeps a test's message,
+ * not always its stderr. */
+void cg_describe(enum cg_verdict v, size_t at, const char *const *frames, size_t depth,
+                 char *buf, size_t cap);
+
 void cg_free(struct callgraph *g);
 
 #endif

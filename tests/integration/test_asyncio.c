@@ -88,12 +88,16 @@ static void expect_possible_stacks(const struct pp_python *py, const char *dir)
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
     long bad = 0, shown = 0;
+    char first[1024] = "";
     for (size_t i = 0; i < prof.n; i++) {
         const struct pp_stack *s = &prof.stacks[i];
         size_t at;
         enum cg_verdict v = cg_check(g, (const char *const *)s->frames, s->depth, &at);
         if (v == CG_OK)
             continue;
+        if (!first[0])
+            cg_describe(v, at, (const char *const *)s->frames, s->depth, first,
+                        sizeof first);
         if (shown++ < 3) {
             fprintf(stderr, "[%s] impossible stack (%ld samples): %s at frame %zu:\n",
                     py->label, s->count, cg_verdict_name(v), at);
@@ -103,7 +107,7 @@ static void expect_possible_stacks(const struct pp_python *py, const char *dir)
         bad += s->count;
     }
     pp_expect(py, bad == 0, "%ld of %ld samples are stacks async_tasks.py could never "
-              "have had (the first ones are on stderr)", bad, prof.total);
+              "have had (more on stderr); the first: %s", bad, prof.total, first);
     cg_free(g);
 }
 

@@ -76,6 +76,7 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
     struct pp_profile prof;
     pp_parse_collapsed(py, &rep, &prof);
     long bad = 0, by_kind[CG_VERDICTS] = { 0 };
+    char first[1024] = "";
     for (size_t i = 0; i < prof.n; i++) {
         const struct pp_stack *s = &prof.stacks[i];
         size_t at;
@@ -83,6 +84,9 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
                                      s->depth, &at);
         if (v == CG_OK)
             continue;
+        if (!first[0])
+            cg_describe(v, at, (const char *const *)s->frames, s->depth, first,
+                        sizeof first);
         if (by_kind[v]++ < 3) {
             fprintf(stderr, "[%s] impossible stack (%ld samples): %s at frame "
                     "%zu:\n", py->label, s->count, cg_verdict_name(v), at);
@@ -96,7 +100,7 @@ PP_TEST(fidelity, every_stack_of_a_storm_of_calls_generators_exceptions_and_thre
             fprintf(stderr, "[%s] %ld distinct stacks: %s\n", py->label,
                     by_kind[k], cg_verdict_name(k));
     pp_expect(py, bad == 0, "%ld of %ld samples are stacks the program could "
-              "never have had (the first ones are on stderr)", bad, prof.total);
+              "never have had (more on stderr); the first: %s", bad, prof.total, first);
     /* 10 s at 2 kHz and 10 kHz, on a machine where the two processes share
      * CPUs with others: far fewer would mean nothing much was checked. */
     pp_expect(py, prof.total >= 20000, "only %ld samples", prof.total);

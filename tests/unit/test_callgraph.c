@@ -4,6 +4,7 @@
  * kind of impossible stack planted by hand is caught with its own rule.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "../integration/callgraph.h"
 
@@ -230,4 +231,15 @@ Test(callgraph, a_malformed_graph_is_refused_with_its_line)
     cr_expect_null(cg_parse("file /x.py\nentry m\ncall a b c\n", err, sizeof err));
     cr_expect(strstr(err, "line 3"), "%s", err);
     cr_expect_null(cg_parse("func f 1 2 called\n", err, sizeof err));
+}
+
+Test(callgraph, a_refused_stack_is_described_in_one_line_cut_to_its_buffer)
+{
+    const char *const fr[] = { "_shutdown (/t/threading.py:1)", "fib (/t/p.py:11)" };
+    char buf[128], small[24];
+    cg_describe(CG_FOREIGN, 0, fr, 2, buf, sizeof buf);
+    cr_expect_str_eq(buf, "frame of another file or an unknown function at frame 0: "
+                          "_shutdown (/t/threading.py:1) > fib (/t/p.py:11)");
+    cg_describe(CG_FOREIGN, 0, fr, 2, small, sizeof small);
+    cr_expect_eq(strlen(small), sizeof small - 1, "cut to the buffer: %s", small);
 }
