@@ -5,7 +5,7 @@ once (bench/py/fork_children.py: fork+exec, fork+_exit, subprocess with
 preexec_fn and its PATH search, a multiprocessing fork), plainly and
 profiled at 100 Hz and 10 kHz, configurations alternating, and beside
 them its floor: bench/pp-lodger.so's thread alone in every process (made at
-start and in each fork child, woken at 100 Hz, reading nothing; the
+start and in each fork child, woken at 100 Hz or 10 kHz, reading nothing; the
 program a child execs is not lodged in, so an exec's floor leaves out the
 preload's own load into it).
 """
@@ -50,11 +50,11 @@ def run(b):
                  len(files), n_py + 1),
              "<= 2 ms", verdict)
 
-def floor_env(b, lodger):
-    # A thread alone in every process, woken at 100 Hz: the floor of any
-    # in-process sampler (pyprof(7), "Timing and cost").
+def floor_env(b, lodger, hz):
+    # A thread alone in every process, woken at the sampler's rate: the
+    # floor of any in-process sampler (pyprof(7), "Timing and cost").
     env = b.base_env()
-    env.update(LD_PRELOAD=lodger, PP_LODGER_HZ="100", PP_LODGER_SPIN_US="0",
+    env.update(LD_PRELOAD=lodger, PP_LODGER_HZ=str(hz), PP_LODGER_SPIN_US="0",
                PP_LODGER_FORKS="1")
     return env
 
@@ -65,15 +65,16 @@ def fork_children(b):
     configs = [("plain", None), ("100 Hz", 100), ("10 kHz", 10000)]
     lodger = os.path.join(b.build, "bench", "pp-lodger.so")
     if os.path.exists(lodger):
-        configs.append(("a thread alone, 100 Hz", "floor"))
+        configs += [("a thread alone, 100 Hz", "floor 100"),
+                    ("a thread alone, 10 kHz", "floor 10000")]
     for kind in ("exec", "exit", "preexec", "mp"):
         got = {c: [] for c, _ in configs}
         for rep in range(b.reps):
             k = rep % len(configs)
             order = configs[k:] + configs[:k]
             for name, hz in order:
-                if hz == "floor":
-                    env = floor_env(b, lodger)
+                if isinstance(hz, str):
+                    env = floor_env(b, lodger, int(hz.split()[1]))
                 else:
                     env = b.prof_env(hz, b.outdir("forks")) if hz else b.base_env()
                 r = b.run([b.py, script, kind, str(n)], env=env)
@@ -81,7 +82,7 @@ def fork_children(b):
                     got[name].append(int(r.out))
         plain = median(got["plain"]) if got["plain"] else None
         for name, hz in configs[1:]:
-            floor = hz == "floor"
+            floor = isinstance(hz, str)
             label = "fork child (%s), added %s %s" % (kind, "by" if floor else "at", name)
             if plain is None or not got[name]:
                 b.add("6b", label, "n/a", "floor" if floor else "<= 0.3 ms", "n/a")
