@@ -51,19 +51,28 @@ static unsigned uint_var(const char *name, unsigned lo, unsigned hi,
     return def;
 }
 
-/* Writes dst only if name is set: pp_config starts zeroed, and a string
- * left unset then costs no page (config.h). */
-static void copy_var(const char *name, char *dst, size_t cap)
+/* The value of name if it is set and fits in cap bytes, else NULL. */
+static const char *string_var(const char *name, size_t cap)
 {
     const char *s = getenv(name);
-    if (!s)
-        return;
-    if (strlen(s) >= cap) {
+    if (s && strlen(s) >= cap) {
         if (!quiet)
             pp_warn("%s is longer than %zu bytes; ignored", name, cap - 1);
-        return;
+        return NULL;
     }
+    return s;
+}
+
+/* Writes dst only if name is set: pp_config starts zeroed, and a string
+ * left unset then costs no page (config.h).  Whether dst got a non-empty
+ * value. */
+static int copy_var(const char *name, char *dst, size_t cap)
+{
+    const char *s = string_var(name, cap);
+    if (!s)
+        return 0;
     strcpy(dst, s);
+    return *s != 0;
 }
 
 /* Joins a relative PYPROF_OUT to the cwd so that descendants which chdir
@@ -74,12 +83,7 @@ static void absolute_out(void)
     memcpy(pp_config.out_entry, PP_OUT_ENTRY_PREFIX, PP_OUT_ENTRY_PREFIX_LEN);
     /* Read in place, not copied to the stack first: a 4 KiB buffer there
      * is a page the process has not touched yet. */
-    const char *rel = getenv("PYPROF_OUT");
-    if (rel && strlen(rel) >= PATH_MAX) {
-        if (!quiet)
-            pp_warn("PYPROF_OUT is longer than %d bytes; ignored", PATH_MAX - 1);
-        rel = NULL;
-    }
+    const char *rel = string_var("PYPROF_OUT", PATH_MAX);
     if (!rel || !*rel)
         rel = "pyprof.out";
     if (rel[0] == '/') {
@@ -124,12 +128,10 @@ void pp_config_init(void)
     read_before = 1;
     quiet = getenv(PP_ENV_RUN_SOCKET) != NULL || getenv(PP_ENV_PARENT) != NULL;
     /* The log settings first: the other parsers may want to complain. */
-    const char *log_file = getenv("PYPROF_LOG_FILE");
-    copy_var("PYPROF_LOG_FILE", pp_config.log_file, sizeof pp_config.log_file);
     /* A log file asked for is not the program's stderr: it gets the
-     * errors unless PYPROF_LOG says otherwise.  (Read from the variable:
-     * a read of the unset copy is a page fault of its own.) */
-    unsigned level = log_file && *log_file && strlen(log_file) < sizeof pp_config.log_file;
+     * errors unless PYPROF_LOG says otherwise. */
+    unsigned level = copy_var("PYPROF_LOG_FILE", pp_config.log_file,
+                              sizeof pp_config.log_file);
     const char *log = getenv("PYPROF_LOG");
     if (log && config_parse_uint(log, 0, 2, &level) != 0)
         snprintf(pp_config.log_bad, sizeof pp_config.log_bad, "%s", log);
