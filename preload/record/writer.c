@@ -59,7 +59,9 @@ static void clean_tables(void);
 static struct {
     int fd;                         /* open between writes: see out_fd()  */
     int held;                       /* writer_hold_fd: kept until let go  */
-    int have_file;                  /* created: path, dev and ino are set */
+    int have_file;                  /* begun: path set; dev and ino too,
+                                       unless uncreated                  */
+    int uncreated;                  /* not created yet (defer_create)     */
     dev_t dev; ino_t ino;           /* the file we created                */
     ZSTD_CCtx *cctx;
     uint8_t *raw; size_t raw_len;
@@ -136,6 +138,8 @@ static void stop_writing(int err, const char *why)
 static void write_all(const uint8_t *p, size_t n)
 {
     if (w.broken || !n)
+        return;
+    if (w.uncreated && writer_create() != 0)
         return;
     int fd = out_fd();
     int kept = fd >= 0 && fd == w.fd && keeps_fd();
@@ -647,24 +651,10 @@ static void write_header(const struct writer_image *img, uint64_t start_ns)
     emit(PP_REC_HEADER, &b);
 }
 
-int writer_open(const struct writer_image *img)
+/* The begun file (w_path) created in the directory, made if it is
+ * missing.  0, or -1 with one message. */
+static int create_file(void)
 {
-    /* The file's account (its start, the ticks' time base, the deadlines
-     * counted as missed) starts here, before the work of creating it. */
-    uint64_t start_ns = pp_clock_ns(CLOCK_REALTIME);
-    uint64_t start_mono = pp_clock_ns(CLOCK_MONOTONIC);
-    if (zstd_lazy_init() != 0)
-        return -1;              /* it said why */
-    if (alloc_buffers() != 0) {
-        pp_not_profiled("out of memory");
-        return -1;
-    }
-    /* The segment before this one (the same image's, ended): its fd. */
-    if (w.have_file && w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
-        close(w.fd);
-    w.fd = -1;
-    w.have_file = 0;
-    file_name(w_path, sizeof w_path, img->argv ? img->argv[0] : NULL, img);
     const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     /* The directory is made (or found not to be one) only when the file
      * cannot be created: most files go where an earlier process of the
@@ -686,12 +676,38 @@ int writer_open(const struct writer_image *img)
     fstat(fd, &st);
     w.dev = st.st_dev;
     w.ino = st.st_ino;
-    w.have_file = 1;
     w.fd = -1;
     if (keeps_fd())
         w.fd = fd;
     else
         close(fd);
+    pp_log(1, "profiling into %s", w_path);
+    return 0;
+}
+
+int writer_open(const struct writer_image *img)
+{
+    /* The file's account (its start, the ticks' time base, the deadlines
+     * counted as missed) starts here, before the work of creating it. */
+    uint64_t start_ns = pp_clock_ns(CLOCK_REALTIME);
+    uint64_t start_mono = pp_clock_ns(CLOCK_MONOTONIC);
+    if (zstd_lazy_init() != 0)
+        return -1;              /* it said why */
+    if (alloc_buffers() != 0) {
+        pp_not_profiled("out of memory");
+        return -1;
+    }
+    /* The segment before this one (the same image's, ended): its fd. */
+    if (w.have_file && w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
+        close(w.fd);
+    w.fd = -1;
+    w.have_file = 0;
+    w.uncreated = 0;
+    file_name(w_path, sizeof w_path, img->argv ? img->argv[0] : NULL, img);
+    if (!img->defer_create && create_file() != 0)
+        return -1;
+    w.have_file = 1;
+    w.uncreated = img->defer_create != 0;
     w.broken = 0;
     w.stop_err = 0;
     w.ticks_kept = 0;
@@ -716,7 +732,20 @@ int writer_open(const struct writer_image *img)
         put_varint(&b, img->threads_before);
         emit(PP_REC_SEGMENT, &b);
     }
-    pp_log(1, "profiling into %s", w_path);
+    return 0;
+}
+
+int writer_deferred(void) { return w.have_file && w.uncreated; }
+
+int writer_create(void)
+{
+    if (!writer_deferred())
+        return 0;
+    if (create_file() != 0) {
+        w.broken = 1;           /* nothing of it is written */
+        return -1;
+    }
+    w.uncreated = 0;
     return 0;
 }
 
@@ -999,6 +1028,7 @@ static void forget(void)
      * the table this child copied. */
     w.fd = -1;
     w.have_file = 0;
+    w.uncreated = 0;
     w.raw_len = 0;
     w.stop_err = 0;      /* the parent's */
     reset_tables();
@@ -1006,7 +1036,7 @@ static void forget(void)
 
 void writer_discard(void)
 {
-    if (w.have_file) {
+    if (w.have_file && !w.uncreated) {
         if (w.fd >= 0 && keeps_fd() && own_fd_is(w.fd, w.dev, w.ino))
             close(w.fd);
         unlink(w_path);

@@ -45,11 +45,24 @@ struct writer_image {
     int segmented;
     uint32_t seq, threads_before;
     uint64_t image_start_ns;
+    /* The file is begun but not created: it is created by its first
+     * write (a flush, its end) or by writer_create, and a discard before
+     * that touches the directory not at all. */
+    int defer_create;
 };
 
 /* Creates PYPROF_OUT if needed and a new file for this image (pp_state)
  * and writes its header.  Returns 0, or -1 with one message on stderr. */
 int writer_open(const struct writer_image *img);
+
+/* Whether the file is begun (writer_open) but not yet created
+ * (defer_create). */
+int writer_deferred(void);
+
+/* Creates a deferred file now (nothing to do for one that exists).
+ * Returns 0, or -1 with one message on stderr: nothing of this file is
+ * written then. */
+int writer_create(void);
 
 /* The file's start on CLOCK_MONOTONIC, taken before writer_open's work of
  * creating it: where its account of deadlines begins. */
@@ -117,7 +130,8 @@ void writer_end(int how, int value, const struct writer_counters *c);
  * locks, no system call). */
 void writer_after_fork(void);
 
-/* Closes and removes this image's file (it held nothing worth keeping). */
+/* Closes and removes this image's file (it held nothing worth keeping);
+ * one that was never created is only forgotten. */
 void writer_discard(void);
 
 /* hold 1: until writer_hold_fd(0), the file's fd, once created or opened,

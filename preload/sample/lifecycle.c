@@ -18,20 +18,19 @@
  * held (sampler_hold_unopened). */
 enum { EXEC_ENDED = 1, EXEC_HELD = 2 };
 
-/* How soon after its fork a child's exec makes the pair one spawn: time
- * the child took, not time it spent waiting for a CPU on a loaded machine
- * (base/run_delay.h), which the kernel is asked for only past the window. */
-#define SPAWN_WINDOW_NS 20000000ULL
-
+/* Whether an exec now makes the fork child and the program it execs one
+ * spawn (PP_SPAWN_WINDOW_NS): time the child took, not time it spent
+ * waiting for a CPU on a loaded machine (base/run_delay.h), which the
+ * kernel is asked for only past the window. */
 static int exec_follows_fork_at_once(void)
 {
     if (pp_state.started_by != PP_START_FORK)
         return 0;
     uint64_t took = pp_clock_ns(CLOCK_MONOTONIC) - pp_state.forked_ns;
-    if (took < SPAWN_WINDOW_NS)
+    if (took < PP_SPAWN_WINDOW_NS)
         return 1;
     uint64_t waited = pp_thread_run_delay_ns();
-    return waited < took && took - waited < SPAWN_WINDOW_NS;
+    return waited < took && took - waited < PP_SPAWN_WINDOW_NS;
 }
 
 void pp_start(int started_by)

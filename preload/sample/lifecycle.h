@@ -7,9 +7,11 @@
  *   STARTING   an interpreter was found; the read guard, the exit hooks and
  *              the sampler thread are being set up.
  *   OFF        not profiled, for good.
- *   SAMPLING   the sampler thread runs.  Its file exists once has_file is
- *              set (its first tick with an initialized interpreter, or its
- *              end); until then it waits for the interpreter.
+ *   SAMPLING   the sampler thread runs.  Its file is begun once has_file
+ *              is set (its first tick with an initialized interpreter, or
+ *              its end); until then it waits for the interpreter.  A fork
+ *              child's begun file is created only past its spawn window
+ *              (PP_SPAWN_WINDOW_NS), at its first write, or at its end.
  *   FINISHING  one thread posted the end and waits, bounded, for the
  *              sampler to write it and stop; any other thread that wants
  *              to finish meanwhile waits for the same acknowledgement.
@@ -41,24 +43,31 @@
  * sampler between two ticks (sampler_pause/sampler_resume); across exec
  * the image goes FINISHING -> ENDED (END with how = exec) and, if the exec
  * fails, back to SAMPLING in the same file; across a fork child's exec at
- * once, before its sampler made a file, the exec'ing thread holds the
+ * once, before its sampler created a file, the exec'ing thread holds the
  * sampler between two ticks instead (sampler_hold_unopened), and lets it
  * go on if the exec fails.
  *
  * Shared fields, both C11 atomics, read from any thread, a vfork child or
  * a signal handler (async-signal-safe):
  *   phase     enum pp_phase; written only by the moves above.
- *   has_file  this image's file exists (a child may name it as parent);
+ *   has_file  this image's file is begun (a child may name it as parent;
+ *             it is created before the image ends, unless an exec at
+ *             once drops it);
  *             written only by the sampler thread (file created, file
  *             discarded) and by a fork child before its sampler starts.
  *   exec_held an exec at once of a fork child holds its sampler, which has
- *             no file (pp_before_exec): the image is not nameable as a
+ *             created no file (pp_before_exec): the image is not nameable as a
  *             parent; written only by the exec'ing thread.
  * Everything else about the sampler (its thread id, the end request and
  * its acknowledgement, its counters) is private to sampler.c.
  */
 #ifndef PYPROF_LIFECYCLE_H
 #define PYPROF_LIFECYCLE_H
+
+/* A fork child that execs within this long of its fork is one spawn with
+ * the program it execs and leaves no file (pyprof(7), Following
+ * children); until then its sampler makes its file only when it must. */
+#define PP_SPAWN_WINDOW_NS 20000000ULL
 
 #include <stdatomic.h>
 

@@ -685,6 +685,20 @@ static void flush(uint64_t now)
     segment_check(now);
 }
 
+/* A fork child young enough that an exec now would make it one spawn
+ * with the program it execs, and leave no file (lifecycle.c): its file
+ * is begun but not created, so that such an exec, the common case of a
+ * fork child that samples at all (a PATH search and an exec take about a
+ * millisecond, ten ticks at 10 kHz), neither creates nor removes it, and
+ * holds the sampler instead of stopping it (sampler_hold_unopened).  The
+ * first tick past the window creates it, or its first write, or its end
+ * (pyprof(7), "Following children"). */
+static int in_spawn_window(uint64_t now)
+{
+    return pp_state.started_by == PP_START_FORK &&
+           now - pp_state.forked_ns < PP_SPAWN_WINDOW_NS;
+}
+
 /* The image's file, or its next segment's (segment_seq), with the
  * counters it starts from. */
 static int new_file(void)
@@ -698,6 +712,7 @@ static int new_file(void)
         .seq = segment_seq,
         .threads_before = segment_seq ? next_thread_idx : 0,
         .image_start_ns = image_start_ns,
+        .defer_create = in_spawn_window(mono_ns()),
     };
     if (writer_open(&img) != 0)
         return -1;
@@ -860,7 +875,10 @@ static void tick(void)
     } else {
         counters.idle++;
     }
-    if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
+    if (writer_deferred() && !in_spawn_window(now) && writer_create() != 0) {
+        file_open = -1;         /* said why; the image samples no more */
+        atomic_store(&pp_profile.has_file, 0);
+    } else if (now - last_flush_ns >= (uint64_t)pp_config.flush_ms * 1000000ULL) {
         flush(now);
         safe_read_check_owner();
     } else {
@@ -1386,7 +1404,7 @@ int sampler_hold_unopened(void)
 {
     for (int i = 0; i < 100; i++) {
         if (pthread_mutex_trylock(&tick_lock) == 0) {
-            if (file_open == 0)
+            if (file_open == 0 || (file_open > 0 && writer_deferred()))
                 return 1;
             pthread_mutex_unlock(&tick_lock);
             return 0;
@@ -1437,22 +1455,25 @@ static void wait_ack_ms(void)
     syscall(SYS_futex, (int *)&acked, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
-/* An exit before the sampler made its file (a fork child that exits at
- * once): the exiting thread writes the file itself, as serve_request
- * would, and does not wait for the sampler, which the process's end ends
- * wherever it is (still starting, or waiting for a tick).  That saves the
- * two wake-ups of a hand-over (the sampler's, then the exiting thread's:
- * tens of microseconds each on a VM) and the sampler's page faults.  Only
- * with the writer's buffers and compressor there already (a fork child
- * has its parent's): then making the file takes no memory, which an
- * _exit from a signal handler could not, and only tick_lock's trylock;
- * not with a file open (its compressor's state is the sampler's to
- * end), nor where the sampler holds the lock (a tick, its set-up). */
+/* An exit before the sampler created its file (a fork child that exits
+ * at once, or within its spawn window: in_spawn_window): the exiting
+ * thread writes the file itself, as serve_request would, and does not
+ * wait for the sampler, which the process's end ends wherever it is
+ * (still starting, or waiting for a tick).  That saves the two wake-ups
+ * of a hand-over (the sampler's, then the exiting thread's: tens of
+ * microseconds each on a VM) and the sampler's page faults.  Only with
+ * the writer's buffers and compressor there already (a fork child has
+ * its parent's): then making the file takes no memory, which an _exit
+ * from a signal handler could not, and only tick_lock's trylock; not
+ * with a file created (its compressor's state is the sampler's to end:
+ * an uncreated one has all its records still in the buffer), nor where
+ * the sampler holds the lock (a tick, its set-up). */
 static int serve_exit_here(void)
 {
     if (pthread_mutex_trylock(&tick_lock) != 0)
         return 0;
-    if (file_open != 0 || served_elsewhere || !writer_ready()) {
+    if ((file_open != 0 && !(file_open > 0 && writer_deferred())) ||
+        served_elsewhere || !writer_ready()) {
         pthread_mutex_unlock(&tick_lock);
         return 0;
     }

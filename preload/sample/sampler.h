@@ -40,8 +40,9 @@ void sampler_wait_ended(void);
 void sampler_discard_on_end(int discard);
 int sampler_ended(void);
 
-/* Exec support: if the sampler has made no file yet, keeps it from making
- * one (it is held between two ticks) and returns 1; 0 if it has a file or
+/* Exec support: if the sampler has created no file yet (none begun, or
+ * one begun in a fork child's spawn window), keeps it from creating one
+ * (it is held between two ticks) and returns 1; 0 if it has a file or
  * a tick kept it for more than about a millisecond.  The exec ends the
  * held sampler with the image; sampler_release lets it go on after a
  * failed one.  Waits only by nanosleep: async-signal-safe. */

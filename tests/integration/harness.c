@@ -1064,3 +1064,14 @@ void pp_go_pprof(const struct pp_python *py, struct pp_result *r,
     pp_assert(py, r->exited && r->code == 0, "go tool pprof %s: %s; stderr:\n%.1000s",
               args[0], pp_describe(r), r->err);
 }
+
+long pp_child_ended(const struct pp_python *py, const struct pp_result *r,
+                    const char *script, const char *what, long *code)
+{
+    long child = -1;
+    const char *at = r->out ? strstr(r->out, "child ") : NULL;
+    pp_assert(py, at && sscanf(at, "child %ld %ld", &child, code) == 2,
+              "%s: %s did not name its child:\n%s", what, script,
+              r->out ? r->out : "");
+    return child;
+}

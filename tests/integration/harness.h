@@ -143,6 +143,12 @@ void pp_go_pprof(const struct pp_python *py, struct pp_result *r,
 void pp_expect_ok(const struct pp_python *py, const struct pp_result *r,
                   const char *what);
 
+/* The pid of the child a script names in its "child PID EXIT" line, its
+ * exit code in *code; fails the test (naming script and what) if the
+ * output has no such line. */
+long pp_child_ended(const struct pp_python *py, const struct pp_result *r,
+                    const char *script, const char *what, long *code);
+
 /* "exit 3" / "signal 11 (Segmentation fault)" / "timed out" */
 const char *pp_describe(const struct pp_result *r);
 

@@ -47,4 +47,14 @@ long pp_json_pid_running(const struct pp_json *doc, const char *fn);
 void pp_expect_totals_line(const struct pp_python *py, const char *dir,
                            const char *label, double n);
 
+/* Fails the test unless process pid of doc has a complete file of a fork
+ * child and fn has at least 0.7 samples a tick of the at least min_ticks
+ * it served: a child that burned in fn for all its sampled life.  The
+ * floor is relative to the ticks served, which a loaded machine lowers
+ * alike.  what names the case in the messages. */
+void pp_expect_fork_child_burned(const struct pp_python *py,
+                                 const struct pp_json *doc, long pid,
+                                 const char *fn, double min_ticks,
+                                 const char *what);
+
 #endif

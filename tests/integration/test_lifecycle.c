@@ -122,6 +122,35 @@ PP_TEST(lifecycle, fork_children_keep_their_samples_however_they_end,
     }
 }
 
+/* A fork child sampled for 15 ms that then ends, by _exit or through the
+ * interpreter's end: its file is begun at its first tick but created
+ * only as it ends, within the 20 ms in which an exec would have dropped
+ * it (pyprof(7), Following children), and holds every tick it served. */
+PP_TEST(lifecycle, a_fork_child_that_ends_in_its_first_20_ms_keeps_its_samples,
+        .timeout = 90)
+{
+    static const char *const hows[] = { "_exit", "exit" };
+    for (int h = 0; h < 2; h++) {
+        const char *dir = pp_tmpdir();
+        struct pp_result run;
+        const char *args[] = { pp_script("short_fork.py"), hows[h], NULL };
+        pp_run_python(&run, py, dir, HZ, NULL, args);
+        pp_expect_ok(py, &run, "short_fork.py");
+        long code = -1;
+        long child = pp_child_ended(py, &run, "short_fork.py", hows[h], &code);
+        pp_expect(py, code == 4, "%s: the child exited %ld, not 4", hows[h], code);
+        pp_assert(py, pp_count_files(dir, ".zst") == 2,
+                  "%s: expected 2 files (parent, child), found %zu", hows[h],
+                  pp_count_files(dir, ".zst"));
+        const struct pp_json *doc = pp_json_report(py, dir, "wall", 0);
+        const struct pp_json *p = pp_json_process(doc, child, "fork");
+        pp_expect(py, p && pp_json_num(p, "exit.code", -1) == 4,
+                  "%s: exit.code %.0f", hows[h], p ? pp_json_num(p, "exit.code", -1) : -1);
+        /* 15 ms at 400 Hz: 6 ticks on a quiet machine */
+        pp_expect_fork_child_burned(py, doc, child, "short_burn", 2, hows[h]);
+    }
+}
+
 PP_TEST(lifecycle, pool_terminate_keeps_every_busy_workers_samples,
         .timeout = 90)
 {
