@@ -102,18 +102,21 @@ void pp_expect_totals_line(const struct pp_python *py, const char *dir,
 void pp_expect_fork_child_burned(const struct pp_python *py,
                                  const struct pp_json *doc, long pid,
                                  const char *fn, double min_ticks,
-                                 const char *what)
+                                 double share, const char *what)
 {
     const struct pp_json *p = pp_json_process(doc, pid, "fork");
     pp_assert(py, p, "%s: the child %ld has no file of a fork child", what, pid);
     const struct pp_json *c = pp_json_get(p, "complete");
     pp_expect(py, c && c->num == 1, "%s: the child's file is incomplete", what);
     double ticks = pp_json_num(p, "counters.ticks", -1);
+    double kept = pp_json_num(p, "samples", 0);
     double burn = pp_json_samples_in(doc, pid, fn);
     char name[96];
     snprintf(name, sizeof name, "%s samples a tick", fn);
-    pp_measure(py, name, ticks > 0 ? burn / ticks : 0, ">=", 0.7);
-    pp_expect(py, ticks >= min_ticks && burn >= 0.7 * ticks,
-              "%s: %s has %g samples in the child's %g ticks (expected >= 0.7 "
-              "a tick, ticks >= %g)", what, fn, burn, ticks, min_ticks);
+    pp_measure(py, name, ticks > 0 ? burn / ticks : 0, ">=", share);
+    pp_expect(py, ticks >= min_ticks && burn >= share * ticks,
+              "%s: %s has %g samples in the child's %g ticks (expected >= %g "
+              "a tick, ticks >= %g)", what, fn, burn, ticks, share, min_ticks);
+    pp_expect(py, kept >= 0.8 * ticks && kept <= ticks + 5,
+              "%s: %g samples kept of the child's %g ticks", what, kept, ticks);
 }

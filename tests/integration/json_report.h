@@ -48,13 +48,15 @@ void pp_expect_totals_line(const struct pp_python *py, const char *dir,
                            const char *label, double n);
 
 /* Fails the test unless process pid of doc has a complete file of a fork
- * child and fn has at least 0.7 samples a tick of the at least min_ticks
- * it served: a child that burned in fn for all its sampled life.  The
- * floor is relative to the ticks served, which a loaded machine lowers
- * alike.  what names the case in the messages. */
+ * child that served at least min_ticks ticks, kept 0.8 to 1 sample a tick
+ * of them (a few more where a tick's samples were cut from its counters),
+ * and fn has at least share of a sample a tick: a child that burned in fn
+ * for (share of) its sampled life.  The floors are relative to the ticks
+ * served, which a loaded machine lowers alike.  what names the case in
+ * the messages. */
 void pp_expect_fork_child_burned(const struct pp_python *py,
                                  const struct pp_json *doc, long pid,
                                  const char *fn, double min_ticks,
-                                 const char *what);
+                                 double share, const char *what);
 
 #endif

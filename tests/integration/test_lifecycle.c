@@ -134,7 +134,7 @@ PP_TEST(lifecycle, a_fork_child_that_ends_in_its_first_20_ms_keeps_its_samples,
         const char *dir = pp_tmpdir();
         struct pp_result run;
         const char *args[] = { pp_script("short_fork.py"), hows[h], NULL };
-        pp_run_python(&run, py, dir, HZ, NULL, args);
+        pp_run_python(&run, py, dir, 2000, NULL, args);
         pp_expect_ok(py, &run, "short_fork.py");
         long code = -1;
         long child = pp_child_ended(py, &run, "short_fork.py", hows[h], &code);
@@ -146,8 +146,10 @@ PP_TEST(lifecycle, a_fork_child_that_ends_in_its_first_20_ms_keeps_its_samples,
         const struct pp_json *p = pp_json_process(doc, child, "fork");
         pp_expect(py, p && pp_json_num(p, "exit.code", -1) == 4,
                   "%s: exit.code %.0f", hows[h], p ? pp_json_num(p, "exit.code", -1) : -1);
-        /* 15 ms at 400 Hz: 6 ticks on a quiet machine */
-        pp_expect_fork_child_burned(py, doc, child, "short_burn", 2, hows[h]);
+        /* 15 ms at 2 kHz: 30 ticks on a quiet machine, 1 at 400 Hz beside
+         * two CPU hogs once; some of them in the child's own after-fork
+         * code and its exit. */
+        pp_expect_fork_child_burned(py, doc, child, "short_burn", 3, 0.5, hows[h]);
     }
 }
 

@@ -282,7 +282,7 @@ PP_TEST(tree, a_fork_child_that_misses_execs_is_profiled_as_what_it_becomes,
             }
         } else {
             /* 0.3 s at 400 Hz */
-            pp_expect_fork_child_burned(py, doc, child, "stay_burn", 40,
+            pp_expect_fork_child_burned(py, doc, child, "stay_burn", 40, 0.7,
                                         "stay (missed every exec)");
         }
     }
