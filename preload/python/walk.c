@@ -1063,6 +1063,16 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
             was->parked = 0;      /* its frames are about to be rewritten */
         int fc = was && framecache_usable(tstate);
         fc_begin(fc ? was : NULL, t);
+        /* The handled exceptions are read from the thread's live items,
+         * once before the walk and once after it: a thread that left its
+         * stack for an except block between the two (or an except block
+         * for a stack without one) would otherwise give the walk's stack
+         * the other moment's flag.  A sample is in an exception only if
+         * it was at both ends of its walk (pyprof(7), "Exceptions";
+         * integration test
+         * exceptions::exception_mode_keeps_the_samples_taken_in_except_blocks,
+         * whose plain_work once had one such sample on 3.15). */
+        unsigned exc_before = exc_state_flag(t);
         int n = read_stack(tstate, t, gil, &cpu, &truncated);
         if (n == -2)
             return 0;
@@ -1130,7 +1140,8 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         }
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
-                (truncated ? PP_SAMPLE_TRUNCATED : 0) | exc_state_flag(t),
+                (truncated ? PP_SAMPLE_TRUNCATED : 0) |
+                (exc_before & exc_state_flag(t)),
                 kept, same, walk_at_ns, leaf, fn, ctx);
         return 1;
     }

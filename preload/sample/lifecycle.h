@@ -52,12 +52,12 @@
  *   phase     enum pp_phase; written only by the moves above.
  *   has_file  this image's file is begun (a child may name it as parent;
  *             it is created before the image ends, unless an exec at
- *             once drops it);
- *             written only by the sampler thread (file created, file
- *             discarded) and by a fork child before its sampler starts.
+ *             once drops it); written only by the sampler thread (file
+ *             begun, discarded, or not creatable) and by a fork child
+ *             before its sampler starts.
  *   exec_held an exec at once of a fork child holds its sampler, which has
- *             created no file (pp_before_exec): the image is not nameable as a
- *             parent; written only by the exec'ing thread.
+ *             created no file (pp_before_exec): the image is not nameable
+ *             as a parent; written only by the exec'ing thread.
  * Everything else about the sampler (its thread id, the end request and
  * its acknowledgement, its counters) is private to sampler.c.
  */
