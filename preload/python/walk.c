@@ -1141,7 +1141,7 @@ static int sample_thread(uintptr_t tstate, const uint8_t *ts, uintptr_t holder,
         pass_on(tstate, tc, prev_seq, &cpu,
                 (holder == tstate ? PP_SAMPLE_HOLDS_GIL : 0) |
                 (truncated ? PP_SAMPLE_TRUNCATED : 0) |
-                (exc_before & exc_state_flag(t)),
+                (exc_before ? exc_state_flag(t) : 0),
                 kept, same, walk_at_ns, leaf, fn, ctx);
         return 1;
     }
