@@ -341,11 +341,11 @@ static int wait_command(int sock, const char *dir, int *st)
 static void wait_stragglers(int sock, const char *dir, int quiet)
 {
     pid_t pids[8];
-    size_t n = 0;
+    size_t n = 0, holding = 0;
     struct pollfd p[2] = { { .fd = sock, .events = POLLIN },
                            { .fd = dir_watch, .events = POLLIN } };
     for (int waited = 0; ; waited += LINGER_STEP_MS) {
-        n = stragglers_find(dir, pids, sizeof pids / sizeof *pids);
+        n = stragglers_find(dir, pids, sizeof pids / sizeof *pids, &holding);
         if (!n || waited >= LINGER_MS)
             break;
         struct timespec step = { 0, LINGER_STEP_MS * 1000000L };
@@ -358,9 +358,14 @@ static void wait_stragglers(int sock, const char *dir, int quiet)
     for (size_t i = 0; i < n && i < sizeof pids / sizeof *pids; i++) {
         char cmd[160];
         stragglers_command(pids[i], cmd, sizeof cmd);
-        fprintf(stderr, "pyprof: process %d (%s) was still running %d s after the "
-                        "command ended; its profile so far is in the report, "
-                        "marked incomplete\n", (int)pids[i], cmd, LINGER_MS / 1000);
+        if (i < holding)
+            fprintf(stderr, "pyprof: process %d (%s) was still running %d s after the "
+                            "command ended; its profile so far is in the report, "
+                            "marked incomplete\n", (int)pids[i], cmd, LINGER_MS / 1000);
+        else
+            fprintf(stderr, "pyprof: process %d (%s) was still running %d s after the "
+                            "command ended and had not written its profile yet; it "
+                            "is not in the report\n", (int)pids[i], cmd, LINGER_MS / 1000);
     }
     if (n > sizeof pids / sizeof *pids)
         fprintf(stderr, "pyprof: ... and %zu more\n", n - sizeof pids / sizeof *pids);

@@ -16,9 +16,12 @@
 void stragglers_mark_start(void);
 
 /* Up to cap pids of processes started since the mark that still hold
- * their file in dir (<prog>.<pid>.<uid>.zst, pyprof(5)) open.  Returns
- * how many were found (possibly more than cap). */
-size_t stragglers_find(const char *dir, pid_t *pids, size_t cap);
+ * their file in dir (<prog>.<pid>.<uid>.zst, pyprof(5)) open, then of
+ * those whose sampler writes to dir but has no file there yet
+ * (pyprof/timer_tag.h).  Returns how many were found (possibly more
+ * than cap); *holding, if given, is how many of them came first, holding
+ * a file. */
+size_t stragglers_find(const char *dir, pid_t *pids, size_t cap, size_t *holding);
 
 /* The command line of pid, spaces for NULs and other control characters,
  * cut to cap; "?" if gone. */

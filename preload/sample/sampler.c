@@ -53,7 +53,6 @@
 #include "record/writer.h"
 #include "pyprof/control.h"
 
-#define TIMER_COOKIE 0x50797066
 #define WAIT_LIMIT_MS 2000
 /* Below this interval the thread polls the clock instead of sleeping:
  * any timer wake-up (signal, timerfd, clock_nanosleep alike) costs 13-20
@@ -930,7 +929,9 @@ static int make_timer(timer_t *timer)
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = PP_TIMER_SIG;
-    sev.sigev_value.sival_int = TIMER_COOKIE;
+    /* Its value names the output directory too: pyprof-run waits for a
+     * process of its tree whose file is not there yet (timer_tag.h). */
+    sev.sigev_value.sival_ptr = (void *)(uintptr_t)pp_timer_value(pp_out_dir());
     sev._sigev_un._tid = gettid_raw();
     if (timer_create(CLOCK_MONOTONIC, &sev, timer) != 0)
         return -1;
@@ -1230,7 +1231,8 @@ static void *sampler_main(void *arg)
             serve_request();
             break;
         }
-        if (si.si_code == SI_TIMER && si.si_value.sival_int == TIMER_COOKIE) {
+        if (si.si_code == SI_TIMER &&
+            pp_timer_is_ours((uintptr_t)si.si_value.sival_ptr)) {
             /* The expiries the signal stands for: the latest is this
              * tick, the overruns before it are missed ones. */
             uint64_t over = (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);

@@ -11,9 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-/* A real-time signal that glibc does not reserve; only ever delivered to
- * the sampler thread, which keeps it blocked. */
-#define PP_TIMER_SIG (SIGRTMAX - 7)
+#include "pyprof/timer_tag.h"           /* PP_TIMER_SIG */
 
 /* Starts the thread (the file must be open). 0 or -1. */
 int sampler_start(void);
