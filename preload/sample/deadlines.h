@@ -2,7 +2,8 @@
  * deadlines.h — the sampler's account of its deadlines: every deadline of
  * the rate from the file's start to its end is a tick served or a tick
  * missed (pyprof(7), Timing and cost).  Plain arithmetic on the monotonic
- * clock, kept by the sampler thread alone.
+ * clock, kept by the sampler thread under its tick lock, and ended by an
+ * exiting thread that writes the file's end itself (sampler.c).
  *
  * The latest deadline due when the thread gets to a tick is the one that
  * tick serves; the earlier ones are missed.  A deadline before the file's

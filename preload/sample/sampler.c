@@ -122,6 +122,12 @@ PP_CHILD_WRITES static uint64_t last_flush_ns;
 PP_CHILD_WRITES static int file_open;
 PP_CHILD_WRITES static int file_flushed;    /* the open file has been flushed once       */
 PP_CHILD_WRITES static struct deadlines deadlines;
+/* The deadlines are this image's and running: started here (a fork
+ * child's are its parent's copy until its sampler starts them) and not
+ * paused (the time paused is neither ticks nor missed ones: pyprof(7),
+ * "Sampling on demand").  Set under tick_lock: an exit served on the
+ * exiting thread counts the deadlines it ends (serve_exit_here). */
+PP_CHILD_WRITES static int deadlines_live;
 PP_CHILD_WRITES static int main_gone;       /* the main thread ended with pthread_exit */
 PP_CHILD_WRITES static int pinned;          /* started on the forking thread's CPU: beside_forker() */
 /* Sampling on demand, in the open file: the window whose START it has
@@ -839,11 +845,17 @@ static void leave_forker(uint64_t now)
     sched_setaffinity(0, sizeof set, &set);
 }
 
-static void tick(void)
+/* A tick that serves the latest deadline due, the `missed` before it
+ * having passed unserved.  They are counted under tick_lock: an exit
+ * served on the exiting thread (serve_exit_here) writes the counters in
+ * the file's END while this thread may be at a tick. */
+static void tick(uint64_t missed)
 {
     uint64_t now = mono_ns();
     leave_forker(now);
     pthread_mutex_lock(&tick_lock);
+    counters.missed += deadlines_pass(&deadlines, missed);
+    deadlines_pass(&deadlines, 1);
     if (file_open <= 0 && !open_file()) {
         pthread_mutex_unlock(&tick_lock);
         return;
@@ -918,7 +930,9 @@ static void shift_phase(timer_t *timer)
 {
     uint64_t iv = deadlines.iv;
     int64_t shift = (int64_t)(uniform01() * (double)iv) - (int64_t)(iv / 2);
+    pthread_mutex_lock(&tick_lock);
     uint64_t next = deadlines_shift(&deadlines, mono_ns(), shift);
+    pthread_mutex_unlock(&tick_lock);
     struct itimerspec its = { ns_timespec(iv), ns_timespec(next) };
     timer_settime(*timer, TIMER_ABSTIME, &its, NULL);
 }
@@ -1014,18 +1028,36 @@ static void other_signal(const siginfo_t *si)
 
 /* When the file ends: the thread may have been off a CPU since it last
  * served a deadline, and the deadlines that passed meanwhile got no tick. */
+static void count_late_locked(void)
+{
+    if (deadlines_live)
+        counters.missed += deadlines_pass(&deadlines,
+                                          deadlines_due(&deadlines, mono_ns()));
+}
+
 static void count_late(void)
 {
-    counters.missed += deadlines_pass(&deadlines,
-                                      deadlines_due(&deadlines, mono_ns()));
+    pthread_mutex_lock(&tick_lock);
+    count_late_locked();
+    pthread_mutex_unlock(&tick_lock);
 }
 
 /* Deadlines from now on, counted at once when the file is already open
  * (the image goes on after a failed exec), else from the file's start. */
 static void start_deadlines(void)
 {
+    pthread_mutex_lock(&tick_lock);
     deadlines_init(&deadlines, mono_ns(), 1000000000ULL / pp_config.hz,
                    file_open > 0 ? 0 : UINT64_MAX);
+    deadlines_live = 1;
+    pthread_mutex_unlock(&tick_lock);
+}
+
+static void stop_deadlines(void)
+{
+    pthread_mutex_lock(&tick_lock);
+    deadlines_live = 0;
+    pthread_mutex_unlock(&tick_lock);
 }
 
 /* Whether polling may take a CPU for itself: never on a single CPU, where
@@ -1079,6 +1111,7 @@ static int pause_while_asked(timer_t *timer)
         return 0;
     if (timer)
         arm_timer(timer, 0);
+    stop_deadlines();
     window_closes();
     file_while_paused();
     for (;;) {
@@ -1115,9 +1148,7 @@ static void spin_loop(const sigset_t *set)
         }
         uint64_t due = deadlines_due(&deadlines, mono_ns());
         if (due) {
-            counters.missed += deadlines_pass(&deadlines, due - 1);
-            deadlines_pass(&deadlines, 1);
-            tick();
+            tick(due - 1);
             continue;
         }
         /* Now and then, collect signals sent to us (see other_signal). */
@@ -1235,10 +1266,7 @@ static void *sampler_main(void *arg)
             pp_timer_is_ours((uintptr_t)si.si_value.sival_ptr)) {
             /* The expiries the signal stands for: the latest is this
              * tick, the overruns before it are missed ones. */
-            uint64_t over = (uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0);
-            counters.missed += deadlines_pass(&deadlines, over);
-            deadlines_pass(&deadlines, 1);
-            tick();
+            tick((uint64_t)(si.si_overrun > 0 ? si.si_overrun : 0));
             apart_tick(!pinned);
             if (++phase_ticks >= PHASE_TICKS) {
                 phase_ticks = 0;
@@ -1434,6 +1462,7 @@ void sampler_after_fork(void)
     atomic_store(&paused, 0);
     sampler_tid = 0;
     file_open = 0;
+    deadlines_live = 0;
     main_gone = 0;
     uncounted_after_fork();
     memset(&counters, 0, sizeof counters);
@@ -1479,6 +1508,9 @@ static int serve_exit_here(void)
         pthread_mutex_unlock(&tick_lock);
         return 0;
     }
+    /* The deadlines since the sampler's last tick got none (pyprof(7),
+     * Timing and cost: every deadline is a tick served or missed). */
+    count_late_locked();
     end_file();
     served_elsewhere = 1;
     file_open = -1;         /* a tick that was waiting for the lock: idle */

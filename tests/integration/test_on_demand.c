@@ -2,7 +2,7 @@
  * test_on_demand.c — a tree started paused (pyprof-run --paused) samples
  * only between pyprof-run --control DIR start and stop, in every process,
  * one born after the start too, from within 200 ms of each; its samplers
- * use no CPU while paused; start --for ends by itself; another user may
+ * use no CPU while paused, and count no deadline of the time paused; start --for ends by itself; another user may
  * not control it (pyprof-run(1), --paused and --control).  The window and
  * a mark made in it are in the files: pyprof-merge's JSON lists them,
  * --window 1 keeps the window's samples, gecko draws them as markers
@@ -260,6 +260,25 @@ static void on_demand_case(const struct pp_python *py, const char *for_s)
               "the files' window is %.3f to %.3f s after the start (%zu windows, %zu marks); "
               "sampling was on from 0 to %.3f s", ws - d.start, we - d.start,
               pp_json_len(doc, "windows"), pp_json_len(doc, "marks"), end - d.start);
+    /* Every deadline of the window is a tick served, missed or idle, and
+     * no deadline outside it: the time paused (before the start, and
+     * after the stop until the tree ends) is neither ticks nor missed
+     * ones (pyprof(7), "Sampling on demand").  Builds before 2026-12-01
+     * counted a process's deadlines from the stop to its end as missed. */
+    const struct pp_json *procs = pp_json_get(doc, "processes");
+    for (size_t i = 0; procs && i < procs->n; i++) {
+        const struct pp_json *p = &procs->items[i];
+        double served = pp_json_num(p, "counters.ticks", -1),
+               missed = pp_json_num(p, "counters.missed", -1),
+               idle = pp_json_num(p, "counters.idle", -1);
+        double window = (end - d.start + 0.2) * HZ + 2;
+        pp_expect(py, served >= 0 && missed >= 0 && idle >= 0 &&
+                      served + missed + idle <= window,
+                  "%s: pid %.0f accounts for %.0f deadlines (%.0f ticks, %.0f missed, "
+                  "%.0f idle); its window holds at most %.0f",
+                  for_s ? "--for" : "start/stop", pp_json_num(p, "pid", -1),
+                  served + missed + idle, served, missed, idle, window);
+    }
     pp_merge(&w1, "json", (const char *const[]){ "--window", "1", NULL }, dir);
     pp_expect(py, w1.code == 0 && pp_json_num(pp_parse_json(py, &w1), "totals.samples", -1) ==
                   pp_json_num(doc, "totals.samples", -2),
