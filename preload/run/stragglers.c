@@ -16,8 +16,9 @@
  * can be on its way to being profiled: a shell's child before it execs
  * Python, a Python process before its sampler starts.  Such a process is
  * young and names the output directory in its environment; it is waited
- * for until it is YOUNG_MS old, by when its sampler has started if it is
- * to be profiled at all.
+ * for until it has had YOUNG_MS to itself (time spent waiting for a CPU
+ * does not count), by when its sampler has started if it is to be
+ * profiled at all.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -191,21 +192,56 @@ static int names_dir(pid_t pid, const char *dir)
     return 0;
 }
 
-/* Clock ticks since boot, the unit of start_ticks. */
-static unsigned long long now_ticks(void)
+/* The longest time a thread of pid has spent runnable while other tasks
+ * had the CPU (the second field of /proc/PID/task/TID/schedstat, where the
+ * kernel keeps it), in milliseconds; 0 if none can be read. */
+static unsigned long long waited_ms(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *tasks = opendir(path);
+    if (!tasks)
+        return 0;
+    unsigned long long most = 0;
+    struct dirent *t;
+    while ((t = readdir(tasks)) != NULL) {
+        if (t->d_name[0] < '1' || t->d_name[0] > '9')
+            continue;
+        char what[96], buf[128];
+        unsigned long long run_ns, wait_ns;
+        snprintf(what, sizeof what, "task/%.32s/schedstat", t->d_name);
+        buf[read_proc(pid, what, buf, sizeof buf - 1)] = 0;
+        if (sscanf(buf, "%llu %llu", &run_ns, &wait_ns) == 2 && wait_ns / 1000000ull > most)
+            most = wait_ns / 1000000ull;
+    }
+    closedir(tasks);
+    return most;
+}
+
+/* The time pid has had to itself since its start, in milliseconds: its
+ * age less the longest wait for a CPU of any of its threads (waited_ms),
+ * so that an interpreter starting on a loaded machine, whose first
+ * thread or sampler thread waits its turn, is as young as on an idle
+ * one.  Its age is from its start in clock ticks (start_ticks), at most a
+ * tick more than the truth. */
+static unsigned long long own_ms(pid_t pid, unsigned long long started, long hz)
 {
     struct timespec t;
-    long hz = sysconf(_SC_CLK_TCK);
     if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &t) != 0)
+        return ULLONG_MAX;
+    unsigned long long now = (unsigned long long)t.tv_sec * 1000ull +
+                             (unsigned long long)t.tv_nsec / 1000000ull;
+    unsigned long long start = started * 1000ull / (unsigned long long)hz;
+    if (now <= start)
         return 0;
-    return (unsigned long long)t.tv_sec * (unsigned long long)hz +
-           (unsigned long long)t.tv_nsec / (1000000000ull / (unsigned long long)hz);
+    unsigned long long age = now - start, waited = waited_ms(pid);
+    return waited < age ? age - waited : 0;
 }
 
 /* How long a process that names the output directory in its environment
- * but has no sampler is waited for, from its start: a Python process
- * starts its sampler within milliseconds of its exec (pyprof-run(1),
- * REPORT). */
+ * but has no sampler is waited for, in time of its own (own_ms): a Python
+ * process starts its sampler within milliseconds of its exec
+ * (pyprof-run(1), REPORT). */
 #define YOUNG_MS 100
 
 /* Adds to pids[0..n) the processes started since the mark that are not
@@ -218,8 +254,6 @@ static size_t without_files(const char *dir, pid_t *pids, size_t n)
         return n;
     uint64_t want = pp_timer_value(dir);
     long hz = sysconf(_SC_CLK_TCK);
-    unsigned long long now = now_ticks();
-    unsigned long long young = hz > 0 ? ((unsigned long long)hz * YOUNG_MS + 999) / 1000 : 0;
     struct dirent *e;
     while (n < FOUND_MAX && (e = readdir(proc)) != NULL) {
         char *end;
@@ -231,7 +265,7 @@ static size_t without_files(const char *dir, pid_t *pids, size_t n)
         if (started < mark_ticks)
             continue;
         if (has_sampler_timer(pid, want) ||
-            (now && started + young > now && names_dir(pid, dir)))
+            (own_ms(pid, started, hz) < YOUNG_MS && names_dir(pid, dir)))
             pids[n++] = pid;
     }
     closedir(proc);
