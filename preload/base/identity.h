@@ -27,7 +27,7 @@ struct pp_state {
     uint64_t uid;          /* unique id of this image (file name, header)  */
     uint64_t parent_uid;   /* uid of the profiled image that started us, 0 */
     int      started_by;   /* enum pp_started_by                           */
-    uint64_t forked_ns;    /* CLOCK_MONOTONIC at fork, in a fork child     */
+    uint64_t forked_ns;    /* CLOCK_MONOTONIC at the fork call, in a child */
     char   **argv;         /* the program's argv, as the constructor got it */
     char    *preload_path; /* absolute path of libpyprof.so: the loader's
                               own name of it, or realpath's of a relative

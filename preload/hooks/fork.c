@@ -35,7 +35,10 @@ void hooks_fork_init(void)
     real_fork = (fork_fn)dlsym(RTLD_NEXT, "fork");
 }
 
-static void become_child(uint32_t forker)
+/* forker: the thread that forked; at: the clock when it called fork, so
+ * that the child's age counts its wait for a first turn on a CPU, as the
+ * kernel's count of its waiting does (lifecycle.c). */
+static void become_child(uint32_t forker, uint64_t at)
 {
     /* The parent samples (fork() is only wrapped then), so it has or will
      * have a file even if its first tick has not come yet: name it. */
@@ -43,7 +46,7 @@ static void become_child(uint32_t forker)
     pp_profile_after_fork();
     pp_state.pid = getpid();
     pp_state.ppid = getppid();
-    pp_state.forked_ns = pp_clock_ns(CLOCK_MONOTONIC);
+    pp_state.forked_ns = at;
     pp_state.uid = pp_child_uid(pp_state.parent_uid, pp_state.pid,
                                 pp_state.forked_ns);
     writer_after_fork();
@@ -69,9 +72,10 @@ PP_EXPORT pid_t fork(void)
      * interpreter's thread state says (pyvm_after_fork). */
     uint32_t forker = (uint32_t)syscall(SYS_gettid);
     sampler_pause();
+    uint64_t at = pp_clock_ns(CLOCK_MONOTONIC);
     pid_t pid = real_fork();
     if (pid == 0) {
-        become_child(forker);
+        become_child(forker, at);
         return 0;
     }
     sampler_resume();

@@ -21,7 +21,8 @@ enum { EXEC_ENDED = 1, EXEC_HELD = 2 };
 /* Whether an exec now makes the fork child and the program it execs one
  * spawn (PP_SPAWN_WINDOW_NS): time the child took, not time it spent
  * waiting for a CPU on a loaded machine (base/run_delay.h), which the
- * kernel is asked for only past the window. */
+ * kernel is asked for only past the window.  Both are counted from the
+ * fork call, so the wait for the child's first turn is in both. */
 static int exec_follows_fork_at_once(void)
 {
     if (pp_state.started_by != PP_START_FORK)
@@ -30,7 +31,7 @@ static int exec_follows_fork_at_once(void)
     if (took < PP_SPAWN_WINDOW_NS)
         return 1;
     uint64_t waited = pp_thread_run_delay_ns();
-    return waited < took && took - waited < PP_SPAWN_WINDOW_NS;
+    return waited >= took || took - waited < PP_SPAWN_WINDOW_NS;
 }
 
 void pp_start(int started_by)
