@@ -607,21 +607,39 @@ static int keep_from(int n, int k, uintptr_t instr)
  * 3.11+ tell that by the caller's instruction (callsite.h); a 3.10 caller
  * can have a Python callee, run through C, on almost any instruction.  A
  * caller does not move while its callee lives: the nearest callers'
- * f_lasti are read once more, after the second read (and the clock read
- * that ends it); the first that moved is where the stack that is one
+ * f_lasti are read again after the second read (and the clock read that
+ * ends it), REREAD_ROUNDS times, each round but the first after a pause
+ * of a length drawn from the clock (up to a quarter of a microsecond), so
+ * that a loop cannot keep step with these reads too (the storm test once
+ * wrote a stack whose caller all three reads in a row had found on the
+ * same instruction after its callee had returned: one of 283,742 samples
+ * on 3.10.13).  The first that moved is where the stack that is one
  * moment starts, at its new instruction (*instr).  Returns that frame's
  * index, from when none moved, -1 when one is unreadable. */
 #define REREAD_CALLERS 4
+#define REREAD_ROUNDS  3
+
+static void pause_unevenly(void)
+{
+    uint64_t t = now_ns();
+    uint64_t until = t + ((t * 0x9E3779B97F4A7C15ull) >> 56);
+    while (now_ns() < until)
+        ;
+}
 
 static int callers_stood_still(int from, int n, uintptr_t *instr)
 {
-    for (int j = from + 1; j < n && j <= from + REREAD_CALLERS; j++) {
-        int32_t now;
-        if (safe_read(&now, walk[j].addr + L->fr_instr, sizeof now) != 0)
-            return -1;
-        if ((uintptr_t)(intptr_t)now != walk[j].instr) {
-            *instr = (uintptr_t)(intptr_t)now;
-            return j;
+    for (int round = 0; round < REREAD_ROUNDS; round++) {
+        if (round)
+            pause_unevenly();
+        for (int j = from + 1; j < n && j <= from + REREAD_CALLERS; j++) {
+            int32_t now;
+            if (safe_read(&now, walk[j].addr + L->fr_instr, sizeof now) != 0)
+                return -1;
+            if ((uintptr_t)(intptr_t)now != walk[j].instr) {
+                *instr = (uintptr_t)(intptr_t)now;
+                return j;
+            }
         }
     }
     return from;
