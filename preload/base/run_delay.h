@@ -8,12 +8,9 @@
 #ifndef PYPROF_RUN_DELAY_H
 #define PYPROF_RUN_DELAY_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-/* The run-queue wait of a schedstat line ("CPU_NS WAIT_NS SLICES\n"),
- * or -1 if the line is not of that shape. */
-int pp_schedstat_wait(const char *line, size_t len, uint64_t *wait_ns);
+#include "pyprof/schedstat.h"
 
 /* The calling thread's run-queue wait in nanoseconds, 0 where the kernel
  * does not say (no /proc, no schedstat).  Async-signal-safe: open, read

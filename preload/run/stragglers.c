@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "pyprof/file_name.h"
+#include "pyprof/schedstat.h"
 #include "pyprof/timer_tag.h"
 #include "run/stragglers.h"
 
@@ -208,10 +209,10 @@ static unsigned long long waited_ms(pid_t pid)
         if (t->d_name[0] < '1' || t->d_name[0] > '9')
             continue;
         char what[96], buf[128];
-        unsigned long long run_ns, wait_ns;
+        uint64_t wait_ns;
         snprintf(what, sizeof what, "task/%.32s/schedstat", t->d_name);
-        buf[read_proc(pid, what, buf, sizeof buf - 1)] = 0;
-        if (sscanf(buf, "%llu %llu", &run_ns, &wait_ns) == 2 && wait_ns / 1000000ull > most)
+        size_t len = read_proc(pid, what, buf, sizeof buf);
+        if (pp_schedstat_wait(buf, len, &wait_ns) == 0 && wait_ns / 1000000ull > most)
             most = wait_ns / 1000000ull;
     }
     closedir(tasks);
