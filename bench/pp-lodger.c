@@ -14,11 +14,19 @@
  * thread of its own runs, whatever that thread does (pyprof(7), "Timing
  * and cost").  With PP_LODGER_FORKS=1 every fork child gets a thread of
  * its own too (figure 6b's floor: what a thread per process costs a child
- * that execs or exits at once, whatever the thread does).  A bench tool,
- * not part of pyprof: it takes one real-time signal and leaves the
- * program's exec'd children unlodged.
+ * that execs or exits at once, whatever the thread does).  With
+ * PP_LODGER_EXIT_FILE=DIR as well, a fork child that leaves by _exit (as
+ * os._exit and a multiprocessing child do) first creates a file of a few
+ * hundred bytes in DIR, as pyprof's exit does (figure 6b's floor of a
+ * profiler that writes a file per process: on a file system that is slow
+ * to make a file, such as ext4 without a journal soon after deletions,
+ * that file alone can cost more than the thread).  A bench tool, not part
+ * of pyprof: it takes one real-time signal and leaves the program's
+ * exec'd children unlodged.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +39,8 @@
 #include "pp-tick.h"
 
 static long hz, spin_ns;
+static const char *exit_dir;    /* PP_LODGER_EXIT_FILE */
+static int forked;              /* a fork child lodged in */
 
 static void wake_and_spin(void)
 {
@@ -56,6 +66,40 @@ static void *lodger_thread(void *arg)
     return NULL;
 }
 
+static void lodge(void);
+
+/* The file pyprof's exit of a fork child writes, in size and flags. */
+static void exit_file(void)
+{
+    char path[4096], body[256];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (snprintf(path, sizeof path, "%s/lodger.%d.%016llx.zst", exit_dir,
+                 (int)getpid(), (unsigned long long)ts.tv_nsec) >= (int)sizeof path)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    memset(body, 'x', sizeof body);
+    if (write(fd, body, sizeof body) < 0)
+        (void)0;
+    close(fd);
+}
+
+void _exit(int status)
+{
+    if (forked && exit_dir)
+        exit_file();
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+static void lodge_child(void)
+{
+    forked = 1;
+    lodge();
+}
+
 static void lodge(void)
 {
     sigset_t old;
@@ -72,6 +116,7 @@ __attribute__((constructor)) static void lodger_start(void)
     const char *s = getenv("PP_LODGER_SPIN_US");
     const char *apart = getenv("PP_LODGER_APART");
     const char *forks = getenv("PP_LODGER_FORKS");
+    exit_dir = getenv("PP_LODGER_EXIT_FILE");
     if (!h || (hz = atol(h)) <= 0 || hz > 1000000)
         return;
     spin_ns = s ? atol(s) * 1000L : 0;
@@ -91,6 +136,6 @@ __attribute__((constructor)) static void lodger_start(void)
         return;
     }
     if (forks && *forks == '1')
-        pthread_atfork(NULL, NULL, lodge);
+        pthread_atfork(NULL, NULL, lodge_child);
     lodge();
 }

@@ -7,7 +7,9 @@ profiled at 100 Hz and 10 kHz, configurations alternating, and beside
 them its floor: bench/pp-lodger.so's thread alone in every process (made at
 start and in each fork child, woken at 100 Hz or 10 kHz, reading nothing; the
 program a child execs is not lodged in, so an exec's floor leaves out the
-preload's own load into it).
+preload's own load into it), and that thread with a file made at each
+child's _exit in a directory of the same disk, as pyprof's profiled runs
+write theirs: the floor of any profiler that writes a file per process.
 """
 import os
 import re
@@ -50,12 +52,15 @@ def run(b):
                  len(files), n_py + 1),
              "<= 2 ms", verdict)
 
-def floor_env(b, lodger, hz):
+def floor_env(b, lodger, hz, exit_dir=None):
     # A thread alone in every process, woken at the sampler's rate: the
     # floor of any in-process sampler (pyprof(7), "Timing and cost").
+    # exit_dir: and a file made there by each fork child's _exit.
     env = b.base_env()
     env.update(LD_PRELOAD=lodger, PP_LODGER_HZ=str(hz), PP_LODGER_SPIN_US="0",
                PP_LODGER_FORKS="1")
+    if exit_dir:
+        env.update(PP_LODGER_EXIT_FILE=exit_dir)
     return env
 
 
@@ -66,7 +71,9 @@ def fork_children(b):
     lodger = os.path.join(b.build, "bench", "pp-lodger.so")
     if os.path.exists(lodger):
         configs += [("a thread alone, 100 Hz", "floor 100"),
-                    ("a thread alone, 10 kHz", "floor 10000")]
+                    ("a thread alone, 10 kHz", "floor 10000"),
+                    ("a thread and a file at _exit, 100 Hz", "filed 100"),
+                    ("a thread and a file at _exit, 10 kHz", "filed 10000")]
     for kind in ("exec", "exit", "preexec", "mp"):
         got = {c: [] for c, _ in configs}
         for rep in range(b.reps):
@@ -74,7 +81,9 @@ def fork_children(b):
             order = configs[k:] + configs[:k]
             for name, hz in order:
                 if isinstance(hz, str):
-                    env = floor_env(b, lodger, int(hz.split()[1]))
+                    what, rate = hz.split()
+                    env = floor_env(b, lodger, int(rate),
+                                    b.outdir("floor-files") if what == "filed" else None)
                 else:
                     env = b.prof_env(hz, b.outdir("forks")) if hz else b.base_env()
                 r = b.run([b.py, script, kind, str(n)], env=env)
