@@ -80,6 +80,8 @@ static struct {
     int tables_stale;               /* emptied in name only: clean_tables */
     int frame_started;              /* zstd holds part of an open frame   */
     int cctx_stale;                 /* reset before the file's first frame */
+    int cctx_wiped;                 /* a fork child's: in zeroed memory,
+                                       made again before its first use   */
     int broken;                     /* stop writing after an I/O failure   */
     /* Why and when writing stopped (stop_err 0: it did not), and the
      * ticks in the file as of its last good flush (pp_stopped_writing). */
@@ -165,8 +167,20 @@ static void write_all(const uint8_t *p, size_t n)
         close(fd);
 }
 
+static ZSTD_CCtx *make_cctx(void);
+
 static void compress(ZSTD_EndDirective mode)
 {
+    if (w.cctx_wiped) {
+        w.cctx_wiped = 0;
+        if (!(w.cctx = make_cctx())) {
+            pp_warn("zstd: cannot set up the compressor again");
+            w.broken = 1;
+            w.raw_len = 0;
+            return;
+        }
+        w.cctx_stale = 0;
+    }
     if (w.cctx_stale) {
         zstd_lazy.CCtx_reset(w.cctx, ZSTD_reset_session_only);
         w.cctx_stale = 0;
@@ -556,18 +570,55 @@ static void file_name(char *dst, size_t cap, const char *argv0,
                         img->seq);
 }
 
+/* The compressor's memory: an image_mem mapping (wiped in a fork child)
+ * where libzstd can place it, so that fork neither copies the parent's
+ * tables and window into every child's page tables nor leaves them for
+ * each child's end to unmap, while a child that ends before its first
+ * flush never uses them (its file is one stored frame: end_stored).  A
+ * child that compresses makes it again in that memory, which needs no
+ * allocation (compress).  Elsewhere zstd's own allocation, copied as
+ * any memory is. */
+static void *cctx_mem;
+static size_t cctx_mem_size;
+static int cctx_static;             /* w.cctx lives in cctx_mem */
+
+static ZSTD_CCtx *make_cctx(void)
+{
+    ZSTD_CCtx *c = NULL;
+    if (zstd_lazy.initStaticCCtx && zstd_lazy.getCParams &&
+        zstd_lazy.estimateCStreamSize_usingCParams) {
+        if (!cctx_mem) {
+            ZSTD_compressionParameters cp = zstd_lazy.getCParams(ZSTD_LEVEL, 0, 0);
+            cp.windowLog = ZSTD_WLOG;
+            cp.hashLog = ZSTD_HLOG;
+            cp.chainLog = ZSTD_CLOG;
+            size_t n = zstd_lazy.estimateCStreamSize_usingCParams(cp);
+            cctx_mem = n ? image_mem_alloc(n) : NULL;
+            cctx_mem_size = cctx_mem ? n : 0;
+        }
+        if (cctx_mem)
+            c = zstd_lazy.initStaticCCtx(cctx_mem, cctx_mem_size);
+    }
+    cctx_static = c != NULL;
+    if (!c)
+        c = zstd_lazy.createCCtx();
+    if (c) {
+        zstd_lazy.CCtx_setParameter(c, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+        zstd_lazy.CCtx_setParameter(c, ZSTD_c_windowLog, ZSTD_WLOG);
+        zstd_lazy.CCtx_setParameter(c, ZSTD_c_hashLog, ZSTD_HLOG);
+        zstd_lazy.CCtx_setParameter(c, ZSTD_c_chainLog, ZSTD_CLOG);
+        zstd_lazy.CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    }
+    return c;
+}
+
 /* The compressor and the buffers, made once; each is kept when made, so a
  * failed attempt is finished by the next one.  libzstd is loaded by the
  * callers (zstd_lazy_init says why it could not be). */
 static int alloc_buffers(void)
 {
-    if (!w.cctx && (w.cctx = zstd_lazy.createCCtx()) != NULL) {
-        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
-        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_windowLog, ZSTD_WLOG);
-        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_hashLog, ZSTD_HLOG);
-        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_chainLog, ZSTD_CLOG);
-        zstd_lazy.CCtx_setParameter(w.cctx, ZSTD_c_checksumFlag, 1);
-    }
+    if (!w.cctx)
+        w.cctx = make_cctx();
     /* Written at every tick and flush: kept out of a fork child's copy
      * (image_mem.h), which starts with none of their bytes anyway. */
     if (!w.raw)
@@ -1060,9 +1111,13 @@ void writer_hold_fd(int hold)
 void writer_after_fork(void)
 {
     forget();
-    /* The child's copies of the tables are zero-filled: empty. */
-    if (image_mem_wiped())
+    /* The child's copies of the tables are zero-filled: empty.  So is the
+     * compressor where it lives in image_mem (make_cctx). */
+    if (image_mem_wiped()) {
         w.tables_stale = 0;
+        if (w.cctx && cctx_static)
+            w.cctx_wiped = 1;
+    }
 }
 
 uint64_t writer_bytes(void) { return w.bytes; }

@@ -17,14 +17,19 @@ struct zstd_lazy_api zstd_lazy;
 static const struct {
     const char *name;
     size_t off;
+    int optional;
 } entry[] = {
-    { "ZSTD_createCCtx", offsetof(struct zstd_lazy_api, createCCtx) },
-    { "ZSTD_CStreamOutSize", offsetof(struct zstd_lazy_api, CStreamOutSize) },
-    { "ZSTD_CCtx_setParameter", offsetof(struct zstd_lazy_api, CCtx_setParameter) },
-    { "ZSTD_CCtx_reset", offsetof(struct zstd_lazy_api, CCtx_reset) },
-    { "ZSTD_compressStream2", offsetof(struct zstd_lazy_api, compressStream2) },
-    { "ZSTD_isError", offsetof(struct zstd_lazy_api, isError) },
-    { "ZSTD_getErrorName", offsetof(struct zstd_lazy_api, getErrorName) },
+    { "ZSTD_createCCtx", offsetof(struct zstd_lazy_api, createCCtx), 0 },
+    { "ZSTD_CStreamOutSize", offsetof(struct zstd_lazy_api, CStreamOutSize), 0 },
+    { "ZSTD_CCtx_setParameter", offsetof(struct zstd_lazy_api, CCtx_setParameter), 0 },
+    { "ZSTD_CCtx_reset", offsetof(struct zstd_lazy_api, CCtx_reset), 0 },
+    { "ZSTD_compressStream2", offsetof(struct zstd_lazy_api, compressStream2), 0 },
+    { "ZSTD_isError", offsetof(struct zstd_lazy_api, isError), 0 },
+    { "ZSTD_getErrorName", offsetof(struct zstd_lazy_api, getErrorName), 0 },
+    { "ZSTD_initStaticCCtx", offsetof(struct zstd_lazy_api, initStaticCCtx), 1 },
+    { "ZSTD_getCParams", offsetof(struct zstd_lazy_api, getCParams), 1 },
+    { "ZSTD_estimateCStreamSize_usingCParams",
+      offsetof(struct zstd_lazy_api, estimateCStreamSize_usingCParams), 1 },
 };
 
 int zstd_lazy_init(void)
@@ -44,6 +49,10 @@ int zstd_lazy_init(void)
     struct zstd_lazy_api api;
     for (size_t i = 0; i < sizeof entry / sizeof entry[0]; i++) {
         void *fn = dlsym(h, entry[i].name);
+        if (!fn && entry[i].optional) {
+            *(void **)((char *)&api + entry[i].off) = NULL;
+            continue;
+        }
         if (!fn) {
             pp_not_profiled("%s has no %s (libzstd >= 1.4.0 is needed)",
                             PP_ZSTD_SONAME, entry[i].name);

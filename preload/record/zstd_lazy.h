@@ -8,6 +8,9 @@
 #ifndef PYPROF_ZSTD_LAZY_H
 #define PYPROF_ZSTD_LAZY_H
 
+/* For the optional entry points below (ZSTD_initStaticCCtx and the
+ * sizes it needs): declared by zstd.h only with this. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 /* The compression entry points the writer uses, typed from zstd.h. */
@@ -19,6 +22,11 @@ struct zstd_lazy_api {
     __typeof__(ZSTD_compressStream2) *compressStream2;
     __typeof__(ZSTD_isError) *isError;
     __typeof__(ZSTD_getErrorName) *getErrorName;
+    /* Optional (NULL where libzstd lacks them): a compressor placed in
+     * memory of ours (writer.c says why). */
+    __typeof__(ZSTD_initStaticCCtx) *initStaticCCtx;
+    __typeof__(ZSTD_getCParams) *getCParams;
+    __typeof__(ZSTD_estimateCStreamSize_usingCParams) *estimateCStreamSize_usingCParams;
 };
 
 extern struct zstd_lazy_api zstd_lazy;
